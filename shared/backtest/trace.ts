@@ -1,0 +1,100 @@
+/**
+ * Trace files: `minute,requests,input_tokens,output_tokens` or `second,...` (the format of the
+ * bundled traces/). Per-second traces are summed into minutes; seconds past the last full
+ * minute are dropped (BACKTEST.md, "Units and inputs"). Pure: takes text, returns a trace or
+ * throws TraceError with the line and the fix.
+ */
+
+export interface Trace {
+  /** Where it came from, for reports. */
+  name: string;
+  /** The file's own resolution before aggregation. */
+  resolution: 'minute' | 'second';
+  /** Requests per minute, r(m) for m = 0 .. n-1. */
+  requests: number[];
+  /** Input and output tokens per minute, or null when the trace has none. */
+  inputTokens: number[] | null;
+  outputTokens: number[] | null;
+}
+
+export class TraceError extends Error {
+  override name = 'TraceError';
+}
+
+const HEADERS = [
+  'minute,requests,input_tokens,output_tokens',
+  'second,requests,input_tokens,output_tokens',
+  'minute,requests',
+  'second,requests',
+];
+
+function cell(raw: string | undefined, line: number, column: string, optional: boolean): number | null {
+  const text = (raw ?? '').trim();
+  if (text === '') {
+    if (optional) return null;
+    throw new TraceError(
+      `line ${line}: ${column} is empty; every bin needs a request count (write 0 for none)`,
+    );
+  }
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TraceError(`line ${line}: ${column} is "${text}"; counts must be whole numbers of 0 or more`);
+  }
+  return value;
+}
+
+function sumInto(target: number[], index: number, value: number): void {
+  target[index] = (target[index] ?? 0) + value;
+}
+
+export function parseTrace(text: string, name: string): Trace {
+  const lines = text.split(/\r?\n/);
+  const header = (lines[0] ?? '').trim().replace(/^\uFEFF/, '');
+  if (!HEADERS.includes(header)) {
+    throw new TraceError(
+      `line 1: header is "${header.slice(0, 80)}"; expected "${HEADERS[0]}" or "${HEADERS[1]}"`,
+    );
+  }
+  const resolution = header.startsWith('second') ? 'second' : 'minute';
+  const perMinute = resolution === 'second' ? 60 : 1;
+  const requests: number[] = [];
+  const input: number[] = [];
+  const output: number[] = [];
+  let tokens = true;
+  let bins = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    const cols = line.split(',');
+    const index = cell(cols[0], i + 1, resolution, false);
+    if (index !== bins)
+      throw new TraceError(
+        `line ${i + 1}: ${resolution} ${index} out of order; expected ${bins} (every bin from 0, in order)`,
+      );
+    const minute = Math.floor(bins / perMinute);
+    sumInto(requests, minute, cell(cols[1], i + 1, 'requests', false)!);
+    const inTok = cell(cols[2], i + 1, 'input_tokens', true);
+    const outTok = cell(cols[3], i + 1, 'output_tokens', true);
+    if (inTok === null || outTok === null) tokens = false;
+    else {
+      sumInto(input, minute, inTok);
+      sumInto(output, minute, outTok);
+    }
+    bins++;
+  }
+  const minutes = Math.floor(bins / perMinute);
+  if (minutes === 0) {
+    throw new TraceError(
+      `the trace has no ${resolution === 'second' ? 'full minute' : 'rows'}; it needs at least one minute of data`,
+    );
+  }
+  if (requests.slice(0, minutes).every((r) => r === 0))
+    throw new TraceError('the trace has no requests at all; nothing to replay');
+  return {
+    name,
+    resolution,
+    requests: requests.slice(0, minutes),
+    inputTokens: tokens ? input.slice(0, minutes) : null,
+    outputTokens: tokens ? output.slice(0, minutes) : null,
+  };
+}

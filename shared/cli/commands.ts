@@ -1,0 +1,21 @@
+/**
+ * The governor CLI's subcommands, loaded lazily so `governor validate` does not pay for the
+ * backtest's or the AWS SDK's modules. One line per command.
+ */
+import type { Command } from './io.ts';
+
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<Command>;
+}
+
+export const COMMANDS: Record<string, CommandEntry> = {
+  validate: {
+    summary: 'validate FILE...          check policy files; exit 2 with one line per problem',
+    load: async () => (await import('./validate.ts')).validateCommand,
+  },
+  schema: {
+    summary: 'schema [--write FILE]     print (or write) the policy file JSON Schema',
+    load: async () => (await import('./schema.ts')).schemaCommand,
+  },
+};

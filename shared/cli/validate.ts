@@ -1,0 +1,41 @@
+/** `governor validate FILE...`: exit 0 with a summary per valid file, 2 with one line per problem. */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { formatProblem, parsePolicyText } from '../policy/load.ts';
+import type { PolicyFile } from '../policy/schema.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+
+export function summarize(policy: PolicyFile): string {
+  const targets = policy.targets.map(
+    (t) =>
+      `${t.id} (${t.kind}, ${t.region}, ${t.scaling.minCapacity}-${t.scaling.maxCapacity} instances, ${t.signals.map((s) => s.metric).join('+')})`,
+  );
+  return `valid: ${policy.targets.length} target${policy.targets.length === 1 ? '' : 's'}: ${targets.join('; ')}`;
+}
+
+export async function validateCommand(args: string[], io: CliIo): Promise<number> {
+  if (args.length === 0 || args.some((a) => a.startsWith('-'))) {
+    throw new UsageError('usage: governor validate FILE... (YAML or JSON policy files)');
+  }
+  let worst: number = EXIT.ok;
+  for (const file of args) {
+    let text: string;
+    try {
+      text = await readFile(resolve(io.cwd, file), 'utf8');
+    } catch (error) {
+      io.stderr(
+        `${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}): check the path`,
+      );
+      worst = EXIT.usage;
+      continue;
+    }
+    const result = parsePolicyText(text);
+    if (result.ok) {
+      io.stdout(`${file}: ${summarize(result.policy)}`);
+    } else {
+      for (const problem of result.problems) io.stderr(`${file}: ${formatProblem(problem)}`);
+      worst = EXIT.usage;
+    }
+  }
+  return worst;
+}

@@ -1,0 +1,63 @@
+/**
+ * The limiting steps applied after the raw recommendation, in this order: forecast floor,
+ * zero floor, step limits, min/max clamp. Each returns the new capacity and the reason it left
+ * (or null when it changed nothing), so the decision explains every step that shaped it.
+ */
+import type { Damping, Scaling } from '../policy/schema.ts';
+import type { ReasonCode } from './types.ts';
+
+export interface Limited {
+  capacity: number;
+  reason: ReasonCode | null;
+}
+
+/**
+ * Step limits per period. Up: max(stepUp.instances, ceil(current x stepUp.percent / 100)).
+ * Down: max(stepDown.instances, floor(current x stepDown.percent / 100)). The larger of the
+ * two limits wins, as in Kubernetes HPA's default selectPolicy: Max. Worked example: current
+ * 10, stepUp { instances: 4, percent: 100 } allows +10; stepDown { instances: 1, percent: 20 }
+ * allows -2 (pinned by tests/engine/limits.test.ts).
+ */
+export function stepLimit(current: number, desired: number, damping: Damping): Limited {
+  if (desired > current) {
+    const up = Math.max(damping.stepUp.instances, Math.ceil((current * damping.stepUp.percent) / 100));
+    return desired - current > up
+      ? { capacity: current + up, reason: 'StepLimitUp' }
+      : { capacity: desired, reason: null };
+  }
+  if (desired < current) {
+    const down = Math.max(damping.stepDown.instances, Math.floor((current * damping.stepDown.percent) / 100));
+    return current - desired > down
+      ? { capacity: current - down, reason: 'StepLimitDown' }
+      : { capacity: desired, reason: null };
+  }
+  return { capacity: desired, reason: null };
+}
+
+/** Min and max always win: they are the operator's hard bounds. */
+export function clamp(desired: number, scaling: Scaling): Limited {
+  if (desired < scaling.minCapacity) return { capacity: scaling.minCapacity, reason: 'ClampedToMin' };
+  if (desired > scaling.maxCapacity) return { capacity: scaling.maxCapacity, reason: 'ClampedToMax' };
+  return { capacity: desired, reason: null };
+}
+
+/** Recommendations inside the window that ends now, plus this period's. Oldest first. */
+export function windowed(
+  history: readonly (readonly [number, number])[],
+  now: number,
+  windowSeconds: number,
+  current: number,
+): [number, number][] {
+  const from = now - windowSeconds * 1000;
+  const kept: [number, number][] = [];
+  for (const [at, capacity] of history) if (at > from && at < now) kept.push([at, capacity]);
+  kept.push([now, current]);
+  return kept;
+}
+
+/** Scale-in goes no lower than the highest recommendation of the stabilization window. */
+export function stabilized(window: readonly (readonly [number, number])[]): number {
+  let highest = 0;
+  for (const [, capacity] of window) if (capacity > highest) highest = capacity;
+  return highest;
+}

@@ -1,0 +1,81 @@
+/**
+ * The one human sentence on every decision: what happened and why, with the numbers the
+ * on-call engineer needs at 03:12. Built from the reason codes, so code and sentence agree.
+ */
+import type { TargetPolicy } from '../policy/schema.ts';
+import type { Decision, ReasonCode, SignalAssessment } from './types.ts';
+
+const num = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(Math.abs(x) >= 10 ? 0 : 2));
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function describeSignal(s: SignalAssessment): string {
+  if (s.value === null || s.ratio === null) return `${s.metric} has no fresh data`;
+  const unit = s.kind === 'latency' ? ' ms' : '';
+  const against = s.kind === 'latency' ? `the ${num(s.target)} ms SLO` : `its target of ${num(s.target)}`;
+  return `${s.metric} at ${num(s.value)}${unit} is ${s.ratio.toFixed(2)}x ${against}`;
+}
+
+/** The signal that drove a scale-out: the breaching one with the largest proposal. */
+function driver(d: Decision): SignalAssessment | undefined {
+  let best: SignalAssessment | undefined;
+  for (const s of d.signals) {
+    if (s.status === 'high' && (best === undefined || (s.proposal ?? 0) > (best.proposal ?? 0))) best = s;
+  }
+  return best;
+}
+
+type Clause = (d: Decision, p: TargetPolicy) => string;
+
+const CLAUSES: Record<ReasonCode, Clause> = {
+  WithinBand: () => 'every signal is within its band',
+  NoData: () => 'no signal has fresh data, so nothing is decided on it',
+  PartialData: (d) =>
+    `no fresh data for ${d.signals
+      .filter((s) => s.status === 'missing')
+      .map((s) => s.metric)
+      .join(', ')}`,
+  ScaleOutBreach: (d) => `${describeSignal(driver(d)!)}`,
+  ScaleOutAwaitingBreaches: (d, p) =>
+    `${describeSignal(driver(d)!)}; waiting for ${plural(p.damping.scaleOutBreaches, 'consecutive breaching period')}`,
+  CapacityPending: (d) => `${describeSignal(driver(d)!)}, but instances already starting cover it`,
+  LatencyGuard: (d) => `${describeSignal(driver(d)!)}, so capacity grows in proportion to the excess`,
+  PanicScaleOut: (d, p) =>
+    `panic: ${describeSignal(driver(d)!)} (panic at ${num(p.panic.threshold)}x), scaling at once`,
+  PanicHold: (_d, p) =>
+    `scale-in is blocked until load has been calm for ${p.panic.stableWindowSeconds} s after a panic`,
+  ScaleInBreach: (_d, p) =>
+    `every signal has been below its band for ${plural(p.damping.scaleInBreaches, 'period')}`,
+  ScaleInAwaitingBreaches: (_d, p) =>
+    `every signal is below its band; waiting for ${plural(p.damping.scaleInBreaches, 'consecutive period')}`,
+  ScaleInStabilized: (_d, p) =>
+    `held up by the highest recommendation of the last ${p.damping.scaleInStabilizationSeconds} s`,
+  ScaleInBlockedByLatency: (d) =>
+    `${d.signals
+      .filter((s) => s.status === 'guarding')
+      .map(describeSignal)
+      .join('; ')}, too close to the SLO to scale in`,
+  ScaleInBlockedByMissingData: () =>
+    'signals are below target but some are missing, and missing data never scales in',
+  ScaleOutCooldown: (_d, p) =>
+    `within the ${p.damping.scaleOutCooldownSeconds} s scale-out cooldown, only a step as large as the last may pass`,
+  ScaleInCooldown: (_d, p) => `within the ${p.damping.scaleInCooldownSeconds} s scale-in cooldown`,
+  StepLimitUp: (_d, p) =>
+    `step limited to +max(${p.damping.stepUp.instances}, ${p.damping.stepUp.percent} %) per period`,
+  StepLimitDown: (_d, p) =>
+    `step limited to -max(${p.damping.stepDown.instances}, ${p.damping.stepDown.percent} %) per period`,
+  ClampedToMin: (_d, p) => `clamped to minCapacity ${p.scaling.minCapacity}`,
+  ClampedToMax: (_d, p) => `clamped to maxCapacity ${p.scaling.maxCapacity}`,
+  ActivationFromZero: (_d, p) =>
+    `${p.scaling.activation?.metric ?? 'activation'} is above its activation threshold of ${p.scaling.activation?.threshold ?? 0}`,
+  IdleAtZero: () => 'no demand at zero capacity',
+  ScaleToZero: () => 'no demand and the activation metric is idle, so the target goes to zero',
+  ForecastFloor: () => 'the forecast for the provisioning lead time needs at least this much',
+};
+
+export function describeDecision(d: Decision, policy: TargetPolicy): string {
+  const head =
+    d.action === 'hold'
+      ? `Hold at ${plural(d.currentCapacity, 'instance')}`
+      : `${d.action === 'scale-out' ? 'Scale out' : 'Scale in'} from ${d.currentCapacity} to ${plural(d.desiredCapacity, 'instance')}`;
+  return `${head}: ${d.reasons.map((r) => CLAUSES[r](d, policy)).join('; ')}.`;
+}

@@ -1,0 +1,108 @@
+/**
+ * Reads each configured signal against its target: fresh or missing, above, within or below
+ * its band, and the capacity it alone would ask for.
+ */
+import {
+  isLatencySignal,
+  type LatencySignal,
+  type ProportionalSignal,
+  type TargetPolicy,
+} from '../policy/schema.ts';
+import type { Reading, SignalAssessment, SignalSnapshot } from './types.ts';
+
+/** Rounds up, ignoring float noise: 3 x (100 / 100) must stay 3, not become 4. */
+export const ceilCapacity = (x: number): number => Math.max(0, Math.ceil(x - 1e-9));
+
+function freshValue(reading: Reading | undefined, staleAfterSeconds: number, now: number): number | null {
+  if (!reading || !Number.isFinite(reading.value) || reading.value < 0) return null;
+  if (now - reading.timestamp > staleAfterSeconds * 1000) return null;
+  return reading.value;
+}
+
+const ageSeconds = (reading: Reading | undefined, now: number): number | null =>
+  reading ? Math.max(0, (now - reading.timestamp) / 1000) : null;
+
+/** Instances the per-instance value describes (see Reading.basis). */
+function basisOf(reading: Reading | undefined, snap: SignalSnapshot): number {
+  if (reading?.basis !== undefined && reading.basis > 0) return reading.basis;
+  return snap.capacity.ready > 0 ? snap.capacity.ready : snap.capacity.desired;
+}
+
+function assessProportional(s: ProportionalSignal, snap: SignalSnapshot, now: number): SignalAssessment {
+  const kind = 'load' as const;
+  const reading = snap.readings[s.metric];
+  const value = freshValue(reading, s.staleAfterSeconds, now);
+  const age = ageSeconds(reading, now);
+  if (value === null) {
+    return {
+      metric: s.metric,
+      kind,
+      status: 'missing',
+      value: null,
+      target: s.target,
+      ratio: null,
+      proposal: null,
+      ageSeconds: age,
+    };
+  }
+  const ratio = value / s.target;
+  const status = ratio > 1 + s.tolerance ? 'high' : ratio < 1 - s.tolerance ? 'low' : 'within';
+  const proposal = ceilCapacity(basisOf(reading, snap) * ratio);
+  return { metric: s.metric, kind, status, value, target: s.target, ratio, proposal, ageSeconds: age };
+}
+
+/**
+ * Latency is not proportional to load (it is flat, then climbs steeply near saturation), so it
+ * guards instead of tracking: above sloMs x (1 + tolerance) it asks for capacity in proportion
+ * to the excess, capped at maxScaleOutFactor; above scaleInBlockFraction x sloMs it blocks
+ * scale-in ('guarding'); below that it agrees to scale in but never says by how much.
+ */
+function assessLatency(s: LatencySignal, snap: SignalSnapshot, now: number): SignalAssessment {
+  const kind = 'latency' as const;
+  const reading = snap.readings[s.metric];
+  const value = freshValue(reading, s.staleAfterSeconds, now);
+  const age = ageSeconds(reading, now);
+  if (value === null) {
+    return {
+      metric: s.metric,
+      kind,
+      status: 'missing',
+      value: null,
+      target: s.sloMs,
+      ratio: null,
+      proposal: null,
+      ageSeconds: age,
+    };
+  }
+  const ratio = value / s.sloMs;
+  if (ratio > 1 + s.tolerance) {
+    const proposal = ceilCapacity(basisOf(reading, snap) * Math.min(s.maxScaleOutFactor, ratio));
+    return {
+      metric: s.metric,
+      kind,
+      status: 'high',
+      value,
+      target: s.sloMs,
+      ratio,
+      proposal,
+      ageSeconds: age,
+    };
+  }
+  const status = ratio > s.scaleInBlockFraction ? 'guarding' : 'low';
+  return { metric: s.metric, kind, status, value, target: s.sloMs, ratio, proposal: null, ageSeconds: age };
+}
+
+export function assessSignals(policy: TargetPolicy, snap: SignalSnapshot, now: number): SignalAssessment[] {
+  return policy.signals.map((s) =>
+    isLatencySignal(s) ? assessLatency(s, snap, now) : assessProportional(s, snap, now),
+  );
+}
+
+/** Whether the target may go to zero now: its activation total is fresh and at or below threshold. */
+export function activationIdle(policy: TargetPolicy, snap: SignalSnapshot, now: number): boolean | null {
+  const a = policy.scaling.activation;
+  if (!a) return null;
+  const value = freshValue(snap.activation?.[a.metric], a.staleAfterSeconds, now);
+  if (value === null) return null;
+  return value <= a.threshold;
+}

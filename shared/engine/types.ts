@@ -1,0 +1,136 @@
+/**
+ * The decision engine's values: what it is given (a snapshot of signals and capacity), what it
+ * keeps between periods (state), and what it returns (a decision that explains itself).
+ */
+import { z } from 'zod';
+import type { MetricName } from '../policy/schema.ts';
+
+/** One reading of a signal: its newest datapoint. Times are epoch milliseconds. */
+export interface Reading {
+  value: number;
+  timestamp: number;
+  /**
+   * Ready instances the per-instance value was averaged over, when known. CloudWatch's
+   * per-instance metrics lag the fleet by a period or two; multiplying a lagged per-instance
+   * value by today's fleet over-counts demand right after new instances arrive, so the engine
+   * uses this basis when given and the current ready count otherwise.
+   */
+  basis?: number;
+}
+
+export type ActivationMetric = 'queueDepth' | 'invocations' | 'concurrency';
+
+export interface SignalSnapshot {
+  capacity: {
+    /** The capacity the target is set to now (ready + still starting). */
+    desired: number;
+    /** Instances in service now. */
+    ready: number;
+  };
+  readings: Partial<Record<MetricName, Reading>>;
+  /** Totals (not per instance) for activation from and to zero. */
+  activation?: Partial<Record<ActivationMetric, Reading>>;
+  /** A capacity floor from the forecast for now + lead time (issue: forecasts). */
+  forecastFloor?: { capacity: number; quantile: string };
+}
+
+export const REASON_CODES = [
+  'WithinBand',
+  'NoData',
+  'PartialData',
+  'ScaleOutBreach',
+  'ScaleOutAwaitingBreaches',
+  'CapacityPending',
+  'LatencyGuard',
+  'PanicScaleOut',
+  'PanicHold',
+  'ScaleInBreach',
+  'ScaleInAwaitingBreaches',
+  'ScaleInStabilized',
+  'ScaleInBlockedByLatency',
+  'ScaleInBlockedByMissingData',
+  'ScaleOutCooldown',
+  'ScaleInCooldown',
+  'StepLimitUp',
+  'StepLimitDown',
+  'ClampedToMin',
+  'ClampedToMax',
+  'ActivationFromZero',
+  'IdleAtZero',
+  'ScaleToZero',
+  'ForecastFloor',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+export type SignalStatus = 'high' | 'within' | 'low' | 'missing' | 'guarding';
+
+/** How one configured signal was read this period. */
+export interface SignalAssessment {
+  metric: MetricName;
+  /** 'load' signals track a per-instance target; 'latency' signals guard an SLO. */
+  kind: 'load' | 'latency';
+  status: SignalStatus;
+  value: number | null;
+  /** The target (or the SLO, for latency). */
+  target: number;
+  /** value / target; null when missing. */
+  ratio: number | null;
+  /** Capacity this signal alone asks for; null when missing or when it has no opinion. */
+  proposal: number | null;
+  ageSeconds: number | null;
+}
+
+export type Action = 'hold' | 'scale-out' | 'scale-in';
+
+export interface Decision {
+  targetId: string;
+  at: number;
+  action: Action;
+  currentCapacity: number;
+  desiredCapacity: number;
+  /** The primary reason first, then every limiting step that shaped the result. */
+  reasons: ReasonCode[];
+  message: string;
+  signals: SignalAssessment[];
+  panic: boolean;
+}
+
+/** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */
+export const EngineStateSchema = z
+  .object({
+    version: z.literal(1),
+    lastEvaluatedAt: z.number().nullable(),
+    outStreak: z.number().int().min(0),
+    inStreak: z.number().int().min(0),
+    panicStreak: z.number().int().min(0),
+    /** Scale-in is blocked until this time (epoch ms) after a panic. */
+    panicUntil: z.number().nullable(),
+    lastScaleOutAt: z.number().nullable(),
+    lastScaleOutTo: z.number().int().nullable(),
+    /** Instances the last scale-out added: a scale-out in its cooldown must add at least this many. */
+    lastScaleOutStep: z.number().int().nullable(),
+    lastScaleInAt: z.number().nullable(),
+    /** [epoch ms, recommended capacity] within the scale-in stabilization window, oldest first. */
+    recommendations: z.array(z.tuple([z.number(), z.number().int().min(0)])),
+  })
+  .strict();
+export type EngineState = z.infer<typeof EngineStateSchema>;
+
+export const initialState = (): EngineState => ({
+  version: 1,
+  lastEvaluatedAt: null,
+  outStreak: 0,
+  inStreak: 0,
+  panicStreak: 0,
+  panicUntil: null,
+  lastScaleOutAt: null,
+  lastScaleOutTo: null,
+  lastScaleOutStep: null,
+  lastScaleInAt: null,
+  recommendations: [],
+});
+
+export interface DecisionResult {
+  decision: Decision;
+  state: EngineState;
+}

@@ -1,0 +1,120 @@
+/**
+ * Policy text (YAML or JSON) to a validated policy, or a list of problems an operator can act
+ * on: one line each, naming the path and the fix. Pure: reading the file is the caller's job.
+ */
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { crossFieldProblems, formatPath, type PolicyProblem } from './rules.ts';
+import {
+  METRIC_NAMES,
+  type PolicyFile,
+  PolicyFileSchema,
+  type TargetPolicy,
+  TargetSchema,
+} from './schema.ts';
+
+export type { PolicyProblem } from './rules.ts';
+
+export type PolicyResult = { ok: true; policy: PolicyFile } | { ok: false; problems: PolicyProblem[] };
+
+const describe = (value: unknown): string =>
+  value === undefined
+    ? 'nothing'
+    : value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'a list'
+        : `a ${typeof value}`;
+
+function phrase(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  const path = [...issue.path];
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return { path, message: `is required (${issue.expected})` };
+      return { path, message: `must be ${issue.expected}, got ${describe(issue.input)}` };
+    case 'unrecognized_keys':
+      return {
+        path,
+        message: `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove or check the spelling`,
+      };
+    case 'invalid_value':
+      return { path, message: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'invalid_union':
+      if ((issue as { note?: string }).note === 'No matching discriminator') {
+        const key = (issue as { discriminator?: string }).discriminator ?? String(path.at(-1));
+        const at = path.at(-1) === key ? path : [...path, key];
+        const allowed = key === 'metric' ? METRIC_NAMES : TARGET_KINDS;
+        return { path: at, message: `is missing or unknown: use one of ${allowed.join(', ')}` };
+      }
+      return { path, message: issue.message };
+    case 'too_small':
+    case 'too_big':
+      if (issue.message.startsWith('Too') || issue.message.startsWith('Invalid')) {
+        const bound = issue.code === 'too_small' ? 'at least' : 'at most';
+        const strict =
+          issue.inclusive === false ? (issue.code === 'too_small' ? 'greater than' : 'less than') : bound;
+        return {
+          path,
+          message: `must be ${strict} ${String(issue.code === 'too_small' ? issue.minimum : issue.maximum)}`,
+        };
+      }
+      return { path, message: issue.message };
+    default:
+      return { path, message: issue.message };
+  }
+}
+
+export function problemsFromZod(error: z.ZodError): PolicyProblem[] {
+  return error.issues.map((issue) => {
+    const { path, message } = phrase(issue);
+    return { path: path.length === 0 ? '(file)' : formatPath(path), message };
+  });
+}
+
+export const formatProblem = (p: PolicyProblem): string => `${p.path} ${p.message}`;
+
+/** Parses policy text (YAML, of which JSON is a subset). */
+export function parsePolicyText(text: string): PolicyResult {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      problems: doc.errors.map((e) => ({
+        path: e.linePos ? `(line ${e.linePos[0].line})` : '(file)',
+        message: `is not valid YAML or JSON: ${e.message.split('\n')[0]}`,
+      })),
+    };
+  }
+  return validatePolicy(doc.toJS());
+}
+
+const TARGET_KINDS = TargetSchema.options.map((o) => o.shape.kind.value);
+
+/** Targets that pass their own schema, with holes where one does not. */
+function fieldValidTargets(data: unknown): (TargetPolicy | undefined)[] {
+  const targets = (data as { targets?: unknown } | null)?.targets;
+  if (!Array.isArray(targets)) return [];
+  return targets.map((t) => {
+    const r = TargetSchema.safeParse(t);
+    return r.success ? r.data : undefined;
+  });
+}
+
+export function validatePolicy(data: unknown): PolicyResult {
+  const result = PolicyFileSchema.safeParse(data, { reportInput: true });
+  if (result.success) {
+    const problems = crossFieldProblems(result.data.targets);
+    return problems.length === 0 ? { ok: true, policy: result.data } : { ok: false, problems };
+  }
+  return {
+    ok: false,
+    problems: [...problemsFromZod(result.error), ...crossFieldProblems(fieldValidTargets(data))],
+  };
+}
+
+/** Parses a policy or throws one error listing every problem (for cold starts and tests). */
+export function policyOrThrow(data: unknown): PolicyFile {
+  const result = validatePolicy(data);
+  if (result.ok) return result.policy;
+  throw new Error(`invalid policy:\n${result.problems.map(formatProblem).join('\n')}`);
+}

@@ -1,0 +1,250 @@
+/**
+ * The policy file: which targets Governor manages, which signals drive each one, and how
+ * strongly decisions are damped. Every optional field has a default chosen for GPU inference
+ * fleets (instances that take minutes to start and cost dollars an hour); units are in the
+ * field names or the comments. Cross-field rules live in ./rules.ts.
+ */
+import { z } from 'zod';
+
+const positiveSeconds = () =>
+  z.number().int().positive({ message: 'must be a whole number of seconds greater than 0' });
+
+/** Signals whose value is a per-instance load: capacity needed scales with value / target. */
+export const PROPORTIONAL_METRICS = [
+  'invocationsPerInstance',
+  'gpuUtilization',
+  'gpuMemoryUtilization',
+  'queueDepthPerInstance',
+  'concurrencyPerInstance',
+] as const;
+export const LATENCY_METRICS = ['p95LatencyMs', 'p99LatencyMs'] as const;
+export const METRIC_NAMES = [...PROPORTIONAL_METRICS, ...LATENCY_METRICS] as const;
+export type ProportionalMetric = (typeof PROPORTIONAL_METRICS)[number];
+export type LatencyMetric = (typeof LATENCY_METRICS)[number];
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+/** Optional override of where a signal is read in CloudWatch (for custom queue metrics). */
+export const CloudWatchSourceSchema = z
+  .object({
+    namespace: z.string().min(1),
+    metricName: z.string().min(1),
+    dimensions: z.record(z.string(), z.string()).default({}),
+    statistic: z.string().min(1).default('Average'),
+  })
+  .strict();
+
+const signalCommon = {
+  staleAfterSeconds: positiveSeconds()
+    .default(180)
+    .describe('A reading older than this is missing. Default 180 s: three one-minute periods.'),
+  cloudwatch: CloudWatchSourceSchema.optional(),
+};
+
+export const ProportionalSignalSchema = z
+  .object({
+    metric: z.enum(PROPORTIONAL_METRICS),
+    target: z
+      .number()
+      .positive({ message: 'must be greater than 0' })
+      .describe('The per-instance value to hold: percent for GPU metrics, requests or items otherwise.'),
+    tolerance: z
+      .number()
+      .min(0)
+      .max(0.9)
+      .default(0.1)
+      .describe('Dead band as a fraction of target: 0.1 means values within +-10 % are left alone.'),
+    ...signalCommon,
+  })
+  .strict();
+
+export const LatencySignalSchema = z
+  .object({
+    metric: z.enum(LATENCY_METRICS),
+    sloMs: z
+      .number()
+      .positive({ message: 'must be greater than 0' })
+      .describe('The latency SLO in milliseconds.'),
+    scaleInBlockFraction: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.8)
+      .describe('Scale-in is blocked while latency is above this fraction of the SLO.'),
+    tolerance: z
+      .number()
+      .min(0)
+      .max(0.9)
+      .default(0.05)
+      .describe('Latency must exceed sloMs x (1 + tolerance) to count as a breach.'),
+    maxScaleOutFactor: z
+      .number()
+      .gt(1)
+      .max(10)
+      .default(2)
+      .describe('The most one breach may multiply capacity by (latency is not proportional to load).'),
+    ...signalCommon,
+  })
+  .strict();
+
+export const SignalSchema = z.discriminatedUnion('metric', [ProportionalSignalSchema, LatencySignalSchema]);
+
+const StepSchema = z
+  .object({
+    instances: z
+      .number()
+      .int()
+      .min(1, { message: 'must be at least 1' })
+      .describe('Instances one period may add or remove at least.'),
+    percent: z
+      .number()
+      .min(0)
+      .max(1000)
+      .describe('Percent of current capacity one period may add or remove; the larger limit wins.'),
+  })
+  .strict();
+
+export const DampingSchema = z
+  .object({
+    periodSeconds: positiveSeconds()
+      .default(60)
+      .describe('Seconds between evaluations; breach counts are counted in these periods.'),
+    scaleOutBreaches: z
+      .number()
+      .int()
+      .min(1)
+      .default(2)
+      .describe('Consecutive breaching periods before a scale-out (N).'),
+    scaleInBreaches: z
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe('Consecutive below-target periods before a scale-in (M, at least N).'),
+    scaleInStabilizationSeconds: positiveSeconds()
+      .default(300)
+      .describe('Scale-in goes only to the highest recommendation seen in this window.'),
+    scaleOutCooldownSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(120)
+      .describe('After a scale-out, only a larger scale-out may follow within this time.'),
+    scaleInCooldownSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(300)
+      .describe('After a scale-in, no scale-in within this time (a scale-out ends it).'),
+    stepUp: StepSchema.default({ instances: 4, percent: 100 }),
+    stepDown: StepSchema.default({ instances: 1, percent: 20 }),
+  })
+  .strict();
+
+export const PanicSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    threshold: z
+      .number()
+      .gt(1)
+      .default(2)
+      .describe('Panic when any proportional signal is at or above this multiple of its target.'),
+    periods: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('Consecutive periods at the threshold that trigger panic (the short window).'),
+    stableWindowSeconds: positiveSeconds()
+      .default(600)
+      .describe('Scale-in stays blocked until the signal has been calm for this long.'),
+  })
+  .strict();
+
+export const ActivationSchema = z
+  .object({
+    metric: z
+      .enum(['queueDepth', 'invocations', 'concurrency'])
+      .describe('A total (not per-instance) metric that wakes a target scaled to zero.'),
+    threshold: z
+      .number()
+      .min(0)
+      .describe('Scale from zero when the metric is above this; scale to zero only at or below it.'),
+    staleAfterSeconds: positiveSeconds().default(180),
+  })
+  .strict();
+
+export const ScalingSchema = z
+  .object({
+    minCapacity: z.number().int().min(0),
+    maxCapacity: z.number().int().min(1),
+    scaleToZero: z
+      .boolean()
+      .default(false)
+      .describe('Allow capacity 0 (inference components and Auto Scaling groups only).'),
+    activation: ActivationSchema.optional(),
+  })
+  .strict();
+
+const targetCommon = {
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+    message: 'must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  }),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, { message: 'must be an AWS region name such as us-east-1' }),
+  scaling: ScalingSchema,
+  signals: z.array(SignalSchema).min(1, { message: 'needs at least one signal' }),
+  damping: DampingSchema.default(DampingSchema.parse({})),
+  panic: PanicSchema.default(PanicSchema.parse({})),
+  onConflictingScaler: z
+    .enum(['refuse', 'suspend'])
+    .default('refuse')
+    .describe('What to do when Application Auto Scaling policies already manage the target.'),
+};
+
+export const TargetSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('sagemaker-variant'),
+      endpointName: z.string().min(1),
+      variantName: z.string().min(1).default('AllTraffic'),
+      ...targetCommon,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('sagemaker-inference-component'),
+      inferenceComponentName: z.string().min(1),
+      endpointName: z.string().min(1),
+      ...targetCommon,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('ec2-asg'),
+      autoScalingGroupName: z.string().min(1),
+      ...targetCommon,
+    })
+    .strict(),
+]);
+
+export const PolicyFileSchema = z
+  .object({
+    version: z.literal(1, { message: 'must be 1' }),
+    targets: z.array(TargetSchema).min(1, { message: 'needs at least one target' }),
+  })
+  .strict();
+
+export type Signal = z.infer<typeof SignalSchema>;
+export type ProportionalSignal = z.infer<typeof ProportionalSignalSchema>;
+export type LatencySignal = z.infer<typeof LatencySignalSchema>;
+export type Damping = z.infer<typeof DampingSchema>;
+export type Panic = z.infer<typeof PanicSchema>;
+export type Scaling = z.infer<typeof ScalingSchema>;
+export type TargetPolicy = z.infer<typeof TargetSchema>;
+export type TargetKind = TargetPolicy['kind'];
+export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
+
+export const isLatencySignal = (s: Signal): s is LatencySignal =>
+  (LATENCY_METRICS as readonly string[]).includes(s.metric);
