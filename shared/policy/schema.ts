@@ -185,6 +185,16 @@ export const ScalingSchema = z
   })
   .strict();
 
+/** What one instance serves, from a load test: the backtest uses it to put a trace in this target's units. */
+export const InstanceCapacitySchema = z
+  .object({
+    requestsPerMinuteAtSlo: z
+      .number()
+      .positive()
+      .describe('Requests per minute one instance serves with p95 latency at the SLO (from a load test).'),
+  })
+  .strict();
+
 const targetCommon = {
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
     message: 'must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit',
@@ -196,6 +206,7 @@ const targetCommon = {
   signals: z.array(SignalSchema).min(1, { message: 'needs at least one signal' }),
   damping: DampingSchema.default(DampingSchema.parse({})),
   panic: PanicSchema.default(PanicSchema.parse({})),
+  instanceCapacity: InstanceCapacitySchema.optional(),
   onConflictingScaler: z
     .enum(['refuse', 'suspend'])
     .default('refuse')

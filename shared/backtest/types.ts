@@ -1,0 +1,75 @@
+/**
+ * The backtest's result values: what the simulator returns for each policy, what the table,
+ * the JSON file and the HTML report are made from. Units are in the names; minutes index the
+ * trace (minute 0 is the trace's first minute).
+ */
+import type { ReasonCode } from '../engine/types.ts';
+
+/** The reference scenario of BACKTEST.md, with every option's value. */
+export interface Scenario {
+  peakInstances: number;
+  sloUtilization: number;
+  coldStartMinutes: number;
+  warmStartMinutes: number;
+  metricDelayMinutes: number;
+  minCapacity: number;
+  maxCapacity: number;
+  pricePerInstanceHour: number;
+  /** Requests per minute one instance serves at the SLO: max(r) / peakInstances. */
+  mu: number;
+}
+
+/** One decision of the governor policy worth showing on a chart (scaling actions, panics). */
+export interface DecisionMark {
+  minute: number;
+  action: 'scale-out' | 'scale-in' | 'hold';
+  from: number;
+  to: number;
+  reasons: ReasonCode[];
+  message: string;
+}
+
+/** The per-minute series of one policy's run, for charts. */
+export interface PolicySeries {
+  /** Ready (serving) instances at each minute. */
+  ready: number[];
+  /** Ready + starting instances (what is billed) at each minute. */
+  provisioned: number[];
+  /** Idle warm-pool instances at each minute (all zeros without a warm pool). */
+  warmPool: number[];
+  /** Minutes that violated the SLO. */
+  violationMinutes: number[];
+}
+
+/** One policy's figures, as in BACKTEST.md "What to report". */
+export interface PolicySummary {
+  name: string;
+  instanceMinutes: number;
+  costUsd: number;
+  costVsOracle: number;
+  violationMinutes: number;
+  violationRatio: number;
+  requestsInViolationRatio: number;
+  scalingActions: number;
+  /** Decisions per reason code (governor policies only). */
+  reasonCounts?: Partial<Record<ReasonCode, number>>;
+}
+
+export interface PolicyRun {
+  summary: PolicySummary;
+  series: PolicySeries;
+  /** Governor policies only: the scaling decisions, for annotations. */
+  decisions?: DecisionMark[];
+}
+
+export interface BacktestResult {
+  trace: { name: string; minutes: number; totalRequests: number; peakRequestsPerMinute: number; resolution: 'minute' | 'second' };
+  scenario: Scenario;
+  /** Requests per minute, r(m). */
+  demand: number[];
+  /** The oracle's capacity per minute: the floor every policy is measured against. */
+  oracle: number[];
+  /** Optional forecast band (requests per minute) under the demand: p10/p50/p90 per minute. */
+  forecast?: { p50: number[]; p90: number[]; p99?: number[] };
+  policies: PolicyRun[];
+}
