@@ -1,0 +1,153 @@
+/**
+ * moto_server (the AWS API emulator on the machine image) on a free loopback port, one per test
+ * file: start it in `beforeAll`, stop it in `afterAll`. No vitest import here, so
+ * `scripts/local.ts` uses the same start/stop code.
+ *
+ * Usage in a test file:
+ *   const gate = motoGate();                    // throws when moto_server is missing and CI is set
+ *   describe.skipIf(!gate.available)('...', () => {
+ *     let moto: MotoServer;
+ *     beforeAll(async () => { moto = await startMoto(); });
+ *     afterAll(() => moto.stop());
+ *     ... new SageMakerClient(awsTestConfig(moto.endpoint)) ...
+ *   });
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+
+export const TEST_REGION = 'us-east-1';
+/** moto's own placeholder account; any 12 digits work, this one matches its ARNs. */
+export const TEST_ACCOUNT = '123456789012';
+export const TEST_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
+
+/** Client configuration aimed at a local endpoint: fake credentials, a region, never real AWS. */
+export const awsTestConfig = (endpoint: string) => ({
+  region: TEST_REGION,
+  endpoint,
+  credentials: TEST_CREDENTIALS,
+  maxAttempts: 2,
+});
+
+export interface MotoServer {
+  /** http://127.0.0.1:PORT */
+  endpoint: string;
+  port: number;
+  /** POST /moto-api/config, e.g. { stepfunctions: { execute_state_machine: true } }. */
+  configure: (config: unknown) => Promise<void>;
+  /** Forget every resource (POST /moto-api/reset). */
+  reset: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/** The moto_server executable on the PATH, or null. */
+export function motoBinary(path = process.env.PATH ?? ''): string | null {
+  for (const dir of path.split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'moto_server');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  return null;
+}
+
+export interface MotoGate {
+  available: boolean;
+  /** Why the moto tests are skipped (printed once), or '' when they run. */
+  message: string;
+}
+
+/**
+ * Whether moto-backed tests can run. Missing moto_server skips them with a plain message on a
+ * developer machine and fails them in CI (CI set), where the image must provide it.
+ */
+export function motoGate(env: NodeJS.ProcessEnv = process.env): MotoGate {
+  if (motoBinary(env.PATH) !== null) return { available: true, message: '' };
+  const message =
+    'moto_server is not on the PATH: skipping the moto integration tests (pip install "moto[server]")';
+  if (env.CI) throw new Error(`${message.split(':')[0]}, and CI is set: the CI image must provide moto 5.2`);
+  console.log(message);
+  return { available: false, message };
+}
+
+/** A port the OS says is free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+const post = async (url: string, body?: unknown): Promise<void> => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? '' : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`moto: POST ${url} answered ${response.status}`);
+};
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, log: () => string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}: ${log()}`);
+    try {
+      await post(`${endpoint}/moto-api/reset`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`moto_server did not answer within ${timeoutMs} ms: ${log()}`);
+}
+
+/** Starts `moto_server -H 127.0.0.1 -p <free port>` and waits until it answers (about 1 s). */
+export async function startMoto(options: { timeoutMs?: number } = {}): Promise<MotoServer> {
+  const binary = motoBinary();
+  if (binary === null) throw new Error('moto_server is not on the PATH (pip install "moto[server]")');
+  const port = await freePort();
+  const child = spawn(binary, ['-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  // A crashed test file must not leave moto running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const endpoint = `http://127.0.0.1:${port}`;
+  await waitUntilReady(
+    endpoint,
+    child,
+    () => stderr.trim().split('\n').slice(-3).join(' | '),
+    options.timeoutMs ?? 20_000,
+  );
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    endpoint,
+    port,
+    configure: (config) => post(`${endpoint}/moto-api/config`, config),
+    reset: () => post(`${endpoint}/moto-api/reset`),
+    stop,
+  };
+}
