@@ -17,6 +17,20 @@ export interface Scenario {
   pricePerInstanceHour: number;
   /** Requests per minute one instance serves at the SLO: max(r) / peakInstances. */
   mu: number;
+  /** Saturation capacity of one instance: mu / sloUtilization. */
+  muSat?: number;
+  /** Ready instances at minute 0: ceil(max(r(0..coldStartMinutes)) / mu), at least minCapacity. */
+  initialInstances?: number;
+  /** The p95 latency SLO the latency curve is scaled to, in ms. */
+  sloMs?: number;
+  /** k = requestsPerMinuteAtSlo / mu: what the governor policy multiplies request signals by. */
+  policyUnitScale?: number;
+  /** Token-aware work (options beyond the reference): weight of one output token vs one input token. */
+  outputTokenWeight?: number | null;
+  /** Seed of the Poisson noise added to the trace, or null for none. */
+  noiseSeed?: number | null;
+  /** Idle warm-pool instances the governor policy keeps (0: none). */
+  warmPoolInstances?: number;
 }
 
 /** One decision of the governor policy worth showing on a chart (scaling actions, panics). */
@@ -63,10 +77,18 @@ export interface PolicyRun {
 }
 
 export interface BacktestResult {
-  trace: { name: string; minutes: number; totalRequests: number; peakRequestsPerMinute: number; resolution: 'minute' | 'second' };
+  trace: {
+    name: string;
+    minutes: number;
+    totalRequests: number;
+    peakRequestsPerMinute: number;
+    resolution: 'minute' | 'second';
+  };
   scenario: Scenario;
   /** Requests per minute, r(m). */
   demand: number[];
+  /** Work per minute in average requests, when token-aware work makes it differ from demand. */
+  work?: number[];
   /** The oracle's capacity per minute: the floor every policy is measured against. */
   oracle: number[];
   /** Optional forecast band (requests per minute) under the demand: p10/p50/p90 per minute. */

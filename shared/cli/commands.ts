@@ -18,4 +18,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'schema [--write FILE]     print (or write) the policy file JSON Schema',
     load: async () => (await import('./schema.ts')).schemaCommand,
   },
+  backtest: {
+    summary: 'backtest --trace FILE     replay a trace through every policy; table, --json, --html',
+    load: async () => (await import('./backtest.ts')).backtestCommand,
+  },
 };

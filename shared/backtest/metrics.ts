@@ -1,0 +1,154 @@
+/**
+ * The metrics pipeline: the signals a CloudWatch-like service would publish for each simulated
+ * minute, and the view a policy gets of them (only what would have been delivered by then).
+ *
+ * Everything here is in the reference scenario's units (requests per minute); a policy that
+ * works in its own units (the governor policy, through instanceCapacity) rescales on read.
+ */
+
+/** One minute's datapoint, as published after the minute ends. */
+export interface Datapoint {
+  minute: number;
+  /** Epoch ms of the period's start, as CloudWatch stamps a one-minute datapoint. */
+  timestamp: number;
+  /** Requests counted in the minute (what SageMaker's Invocations counts). */
+  requests: number;
+  /** Ready instances during the minute: the basis of every per-instance value below. */
+  ready: number;
+  /** requests / ready (SageMaker's InvocationsPerInstance); NaN when nothing was ready. */
+  invocationsPerInstance: number;
+  /** 100 x min(1, (work + backlog in) / (ready x muSat)): GPU utilization in percent. */
+  gpuUtilization: number;
+  /** Work waiting at the end of the minute (the backlog), in requests. */
+  queueDepth: number;
+  queueDepthPerInstance: number;
+  /** Requests in flight per instance, by Little's law: arrival rate x mean time in system. */
+  concurrencyPerInstance: number;
+  p95LatencyMs: number;
+  p99LatencyMs: number;
+}
+
+/**
+ * The latency curve. Each instance is an M/M/1 server: time in system is exponential with rate
+ * muSat x (1 - u), so its q-quantile is -ln(1 - q) / (muSat x (1 - u)), proportional to
+ * 1 / (1 - u). Scaled so that p95 equals the SLO at u = sloUtilization:
+ *
+ *   p95(u) = sloMs x (1 - sloUtilization) / (1 - u)
+ *
+ * With sloMs 2000 and sloUtilization 0.8: 400 ms idle, 1000 ms at u 0.6, 2000 ms at 0.8,
+ * 8000 ms at 0.95, and without bound towards 1 (u is capped at 0.99, 40000 ms, so the value
+ * stays finite once the fleet saturates). p99 is p95 x ln(100) / ln(20) = 1.537 x p95, the
+ * same exponential's ratio. The backlog's waiting time is added to both.
+ */
+export const UTILIZATION_CAP = 0.99;
+export const P99_OVER_P95 = Math.log(100) / Math.log(20);
+
+export function p95CurveMs(utilization: number, sloMs: number, sloUtilization: number): number {
+  const u = Math.min(Math.max(utilization, 0), UTILIZATION_CAP);
+  return (sloMs * (1 - sloUtilization)) / (1 - u);
+}
+
+export interface MinuteState {
+  minute: number;
+  requests: number;
+  /** Work arriving in the minute, in requests (requests unless token-aware work is on). */
+  work: number;
+  ready: number;
+  backlogIn: number;
+  backlogOut: number;
+}
+
+export interface CurveParams {
+  muSat: number;
+  sloMs: number;
+  sloUtilization: number;
+}
+
+/** Derives one minute's datapoint from the fleet and the demand it met. */
+export function datapointFor(s: MinuteState, p: CurveParams): Datapoint {
+  const timestamp = s.minute * 60_000;
+  if (s.ready <= 0) {
+    return {
+      minute: s.minute,
+      timestamp,
+      requests: s.requests,
+      ready: 0,
+      invocationsPerInstance: Number.NaN,
+      gpuUtilization: Number.NaN,
+      queueDepth: s.backlogOut,
+      queueDepthPerInstance: Number.NaN,
+      concurrencyPerInstance: Number.NaN,
+      p95LatencyMs: Number.NaN,
+      p99LatencyMs: Number.NaN,
+    };
+  }
+  const service = s.ready * p.muSat;
+  const curve = p95CurveMs(s.work / service, p.sloMs, p.sloUtilization);
+  // A request that finds the queue waits for it to drain: the worse of the minute's two ends.
+  const waitMs = (Math.max(s.backlogIn, s.backlogOut) / service) * 60_000;
+  const p95 = curve + waitMs;
+  const meanSeconds = (curve / Math.log(20) + waitMs) / 1000;
+  return {
+    minute: s.minute,
+    timestamp,
+    requests: s.requests,
+    ready: s.ready,
+    invocationsPerInstance: s.requests / s.ready,
+    gpuUtilization: 100 * Math.min(1, (s.work + s.backlogIn) / service),
+    queueDepth: s.backlogOut,
+    queueDepthPerInstance: s.backlogOut / s.ready,
+    concurrencyPerInstance: (s.requests / s.ready / 60) * meanSeconds,
+    p95LatencyMs: p95,
+    p99LatencyMs: curve * P99_OVER_P95 + waitMs,
+  };
+}
+
+/** What a policy may read: the datapoints delivered so far, oldest first. */
+export interface MetricsView {
+  /** How many datapoints are visible now. */
+  readonly count: number;
+  /** The i-th visible datapoint (0 = the trace's first minute). */
+  at(i: number): Datapoint;
+  /** The newest visible datapoint, if any. */
+  latest(): Datapoint | undefined;
+}
+
+/**
+ * The feed: every datapoint is recorded when its minute ends; at minute m the visible ones are
+ * those of minutes 0 .. m - 1 - metricDelayMinutes (BACKTEST.md: the datapoint of minute j is
+ * visible at the start of minute j + 1 + delay). With delay 1, the policy deciding at minute 10
+ * sees minutes 0..8 (pinned by tests/backtest/tick.test.ts).
+ */
+export class MetricsFeed implements MetricsView {
+  readonly #points: Datapoint[] = [];
+  readonly #delay: number;
+  #count = 0;
+
+  constructor(metricDelayMinutes: number) {
+    this.#delay = metricDelayMinutes;
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Makes the feed show what is visible at the start of `minute`. */
+  advanceTo(minute: number): void {
+    this.#count = Math.min(this.#points.length, Math.max(0, minute - this.#delay));
+  }
+
+  record(point: Datapoint): void {
+    this.#points.push(point);
+  }
+
+  at(i: number): Datapoint {
+    if (!Number.isInteger(i) || i < 0 || i >= this.#count) {
+      throw new RangeError(`datapoint ${i} is not visible (only 0..${this.#count - 1} are)`);
+    }
+    return this.#points[i]!;
+  }
+
+  latest(): Datapoint | undefined {
+    return this.#count > 0 ? this.#points[this.#count - 1] : undefined;
+  }
+}

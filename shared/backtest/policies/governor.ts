@@ -1,0 +1,104 @@
+/**
+ * The governor policy: the policy file's target through the real decide() of
+ * shared/engine/decide.ts, the same code that runs in Lambda, with its engine state carried
+ * from tick to tick as DynamoDB would carry it. Each minute it gets the snapshot the Lambda
+ * would read: the newest delivered datapoint of each signal, stamped with its minute and the
+ * ready count it was averaged over (Reading.basis), capacity.desired = ready + pending and
+ * capacity.ready = ready.
+ *
+ * Units: request-based signals are multiplied by k = requestsPerMinuteAtSlo / mu, so a policy
+ * written for instances that serve 120 requests a minute at the SLO reads the trace as if its
+ * instances did (Scenario.policyUnitScale); percentages and latencies need no scaling.
+ */
+import { decide } from '../../engine/decide.ts';
+import type {
+  ActivationMetric,
+  EngineState,
+  Reading,
+  ReasonCode,
+  SignalSnapshot,
+} from '../../engine/types.ts';
+import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
+import type { Datapoint } from '../metrics.ts';
+import type { DecisionMark } from '../types.ts';
+import type { FleetView, Policy } from './types.ts';
+
+/** How each engine metric reads off a datapoint, in the policy's units (k scales requests). */
+const READERS: Partial<Record<MetricName, (d: Datapoint, k: number) => number>> = {
+  invocationsPerInstance: (d, k) => d.invocationsPerInstance * k,
+  gpuUtilization: (d) => d.gpuUtilization,
+  queueDepthPerInstance: (d, k) => d.queueDepthPerInstance * k,
+  concurrencyPerInstance: (d, k) => d.concurrencyPerInstance * k,
+  p95LatencyMs: (d) => d.p95LatencyMs,
+  p99LatencyMs: (d) => d.p99LatencyMs,
+};
+
+/** Metrics the simulator does not model: a policy using them reads them as missing. */
+export const UNSIMULATED_METRICS: readonly MetricName[] = ['gpuMemoryUtilization'];
+
+const ACTIVATION: Record<ActivationMetric, (d: Datapoint, k: number) => number> = {
+  invocations: (d, k) => d.requests * k,
+  queueDepth: (d, k) => d.queueDepth * k,
+  concurrency: (d, k) => d.concurrencyPerInstance * d.ready * k,
+};
+
+function reading(value: number, d: Datapoint): Reading | undefined {
+  return Number.isFinite(value) ? { value, timestamp: d.timestamp, basis: d.ready } : undefined;
+}
+
+/** The snapshot the Lambda would build at this minute from what CloudWatch has delivered. */
+export function snapshotFrom(view: FleetView, target: TargetPolicy, k: number): SignalSnapshot {
+  const snapshot: SignalSnapshot = {
+    capacity: { desired: view.ready + view.pending, ready: view.ready },
+    readings: {},
+  };
+  const d = view.metrics.latest();
+  if (!d) return snapshot;
+  for (const s of target.signals) {
+    const r = READERS[s.metric] && reading(READERS[s.metric]!(d, k), d);
+    if (r) snapshot.readings[s.metric] = r;
+  }
+  const a = target.scaling.activation;
+  if (a) {
+    const r = reading(ACTIVATION[a.metric](d, k), d);
+    if (r) snapshot.activation = { [a.metric]: r };
+  }
+  return snapshot;
+}
+
+export interface GovernorOptions {
+  target: TargetPolicy;
+  /** k: request signals are multiplied by it. */
+  unitScale: number;
+  warmPoolSize: number;
+}
+
+export function governorPolicy(options: GovernorOptions): Policy {
+  const { target, unitScale } = options;
+  let state: EngineState | undefined;
+  const reasonCounts: Partial<Record<ReasonCode, number>> = {};
+  const decisions: DecisionMark[] = [];
+  const step = (view: FleetView, minute: number): number => {
+    const result = decide(state, snapshotFrom(view, target, unitScale), target, view.now);
+    state = result.state;
+    const d = result.decision;
+    for (const code of d.reasons) reasonCounts[code] = (reasonCounts[code] ?? 0) + 1;
+    if (d.action !== 'hold') {
+      decisions.push({
+        minute,
+        action: d.action,
+        from: d.currentCapacity,
+        to: d.desiredCapacity,
+        reasons: d.reasons,
+        message: d.message,
+      });
+    }
+    return d.desiredCapacity;
+  };
+  return {
+    name: 'governor',
+    decide: step,
+    warmPoolSize: options.warmPoolSize,
+    explain: () => ({ reasonCounts, decisions }),
+  };
+}

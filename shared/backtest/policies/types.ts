@@ -1,0 +1,44 @@
+/**
+ * What a simulated autoscaler is: each minute it sees the fleet and the datapoints delivered so
+ * far, and returns the capacity it wants (ready + starting). Kept small so spot interruptions,
+ * regional outages, warm pools and a forecast floor can be added around it later: those change
+ * the fleet or the view, not this contract.
+ */
+import type { ReasonCode } from '../../engine/types.ts';
+import type { MetricsView } from '../metrics.ts';
+import type { ResolvedScenario } from '../scenario.ts';
+import type { DecisionMark } from '../types.ts';
+
+/** The fleet and the metrics as the policy sees them at the start of a minute. */
+export interface FleetView {
+  /** Epoch ms of the minute's start (minute x 60 000). */
+  now: number;
+  ready: number;
+  /** Requested instances that do not serve yet. */
+  pending: number;
+  /** Idle warm-pool instances. */
+  warmIdle: number;
+  /** Only the datapoints delivered by now (see MetricsFeed). */
+  metrics: MetricsView;
+}
+
+export interface Policy {
+  readonly name: string;
+  /** The capacity wanted now (ready + pending); the simulator clamps it to [min, max]. */
+  decide(view: FleetView, minute: number): number;
+  /** Idle warm-pool instances to keep (default 0: no warm pool). */
+  readonly warmPoolSize?: number;
+  /** Overrides the scenario's start-up delay (the oracle provisions with none). */
+  readonly startDelayMinutes?: number;
+  /** Overrides the scenario's initial fleet (static peak and the oracle start where they stay). */
+  readonly initialReady?: number;
+  /** After the run: decision counts and marks (governor policies). */
+  explain?(): { reasonCounts: Partial<Record<ReasonCode, number>>; decisions: DecisionMark[] };
+}
+
+/** What every policy factory may read: the scenario, its derived figures and the demand. */
+export interface PolicyContext {
+  scenario: ResolvedScenario;
+  /** Work per minute (requests, unless token-aware work is on). The oracle alone reads it. */
+  work: readonly number[];
+}

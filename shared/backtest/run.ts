@@ -1,0 +1,58 @@
+/**
+ * One backtest: a trace and a policy target in, every policy's run side by side out (the
+ * BacktestResult the table, the JSON file and the HTML report are made from). Pure apart from
+ * the optional progress callback.
+ */
+import type { TargetPolicy } from '../policy/schema.ts';
+import { buildPolicies } from './policies/index.ts';
+import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
+import { simulate } from './simulate.ts';
+import type { Trace } from './trace.ts';
+import type { BacktestResult } from './types.ts';
+
+export interface BacktestInput {
+  trace: Trace;
+  target: TargetPolicy;
+  options: ScenarioOptions;
+  /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
+  onProgress?: (policy: string, done: number) => void;
+}
+
+export function runBacktest(input: BacktestInput): BacktestResult {
+  const { trace, target, options } = input;
+  const workload = buildWorkload(trace, options);
+  const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
+  const oracle = oracleCapacity(workload.work, scenario.peakInstances, scenario.minCapacity);
+  const oracleInstanceMinutes = oracle.reduce((a, b) => a + b, 0);
+  const policies = buildPolicies({ scenario, work: workload.work }, target);
+  const n = workload.work.length;
+  const runs = policies.map((policy, i) =>
+    simulate(policy, {
+      scenario,
+      workload,
+      oracleInstanceMinutes,
+      onProgress:
+        input.onProgress && ((done) => input.onProgress!(policy.name, (i + done / n) / policies.length)),
+    }),
+  );
+  let totalRequests = 0;
+  let peak = 0;
+  for (const r of workload.requests) {
+    totalRequests += r;
+    if (r > peak) peak = r;
+  }
+  return {
+    trace: {
+      name: trace.name,
+      minutes: n,
+      totalRequests,
+      peakRequestsPerMinute: peak,
+      resolution: trace.resolution,
+    },
+    scenario,
+    demand: workload.requests,
+    ...(workload.work === workload.requests ? {} : { work: workload.work }),
+    oracle,
+    policies: runs,
+  };
+}

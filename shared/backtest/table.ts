@@ -1,0 +1,83 @@
+/**
+ * The backtest's terminal output: one header line for the trace, one for the scenario, a table
+ * with one row per policy, then the governor's decisions per reason code. Plain text only (no
+ * colours), so it pastes into issues and reads the same in CI logs.
+ */
+import type { BacktestResult, PolicySummary } from './types.ts';
+
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const one = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const two = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const percent = (x: number): string => `${two.format(100 * x)} %`;
+
+interface Column {
+  head: string;
+  cell: (s: PolicySummary) => string;
+  left?: boolean;
+}
+
+const COLUMNS: Column[] = [
+  { head: 'policy', cell: (s) => s.name, left: true },
+  { head: 'instance-h', cell: (s) => one.format(s.instanceMinutes / 60) },
+  { head: 'cost USD', cell: (s) => two.format(s.costUsd) },
+  { head: 'x oracle', cell: (s) => `${two.format(s.costVsOracle)}x` },
+  { head: 'SLO viol. min', cell: (s) => whole.format(s.violationMinutes) },
+  { head: 'of minutes', cell: (s) => percent(s.violationRatio) },
+  { head: 'of requests', cell: (s) => percent(s.requestsInViolationRatio) },
+  { head: 'actions', cell: (s) => whole.format(s.scalingActions) },
+];
+
+function table(rows: PolicySummary[]): string[] {
+  const cells = rows.map((r) => COLUMNS.map((c) => c.cell(r)));
+  const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(COLUMNS.map((c) => c.head)), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
+}
+
+function span(minutes: number): string {
+  return minutes >= 2 * 1440 ? `${one.format(minutes / 1440)} days` : `${one.format(minutes / 60)} hours`;
+}
+
+export function formatReasonCounts(counts: PolicySummary['reasonCounts']): string {
+  const entries = Object.entries(counts ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return entries.map(([code, n]) => `${code} ${whole.format(n)}`).join(', ');
+}
+
+export function formatTable(result: BacktestResult): string {
+  const { trace, scenario } = result;
+  const header = [
+    `trace ${trace.name}: ${whole.format(trace.minutes)} minutes (${span(trace.minutes)}), ${whole.format(trace.totalRequests)} requests, peak ${whole.format(trace.peakRequestsPerMinute)} per minute`,
+    `scenario: ${scenario.peakInstances} instances at peak; one serves ${two.format(scenario.mu)} requests/min at the SLO (saturates at ${two.format(scenario.muSat ?? scenario.mu / scenario.sloUtilization)}); cold start ${scenario.coldStartMinutes} min, metric delay ${scenario.metricDelayMinutes} min, ${two.format(scenario.pricePerInstanceHour)} USD per instance-hour`,
+    '',
+  ];
+  const lines = [...header, ...table(result.policies.map((p) => p.summary))];
+  for (const p of result.policies) {
+    if (p.summary.reasonCounts) {
+      lines.push('', `${p.summary.name} decisions by reason: ${formatReasonCounts(p.summary.reasonCounts)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The --json file: the trace, the scenario and each policy's summary (no per-minute series). */
+export function toJsonReport(result: BacktestResult): object {
+  return {
+    trace: result.trace,
+    scenario: result.scenario,
+    policies: result.policies.map(({ summary: s }) => ({
+      name: s.name,
+      instanceMinutes: s.instanceMinutes,
+      costUsd: s.costUsd,
+      costVsOracle: s.costVsOracle,
+      violationMinutes: s.violationMinutes,
+      violationRatio: s.violationRatio,
+      requestsInViolationRatio: s.requestsInViolationRatio,
+      scalingActions: s.scalingActions,
+      ...(s.reasonCounts ? { reasonCounts: s.reasonCounts } : {}),
+    })),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * `governor backtest --trace FILE [options]`: replays a trace through every policy and prints
+ * the table; --json and --html write the machine and human reports. Bad input (a missing file,
+ * a bad trace, an invalid policy, a bad number) is one line naming the problem, exit 2.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
+import { progressBar } from '../backtest/progress.ts';
+import { runBacktest } from '../backtest/run.ts';
+import { DEFAULT_SCENARIO, type ScenarioOptions } from '../backtest/scenario.ts';
+import { formatTable, toJsonReport } from '../backtest/table.ts';
+import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
+import { formatProblem, parsePolicyText } from '../policy/load.ts';
+import { isLatencySignal, type TargetPolicy } from '../policy/schema.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+import { numberOption, parseOptions } from './options.ts';
+
+/** The bundled example, found from this file so the command works from any folder. */
+export const EXAMPLE_POLICY = fileURLToPath(new URL('../../examples/policy.yaml', import.meta.url));
+
+const OPTIONS = {
+  trace: { type: 'string' },
+  policy: { type: 'string' },
+  target: { type: 'string' },
+  'peak-instances': { type: 'string' },
+  'slo-utilization': { type: 'string' },
+  'slo-ms': { type: 'string' },
+  'cold-start': { type: 'string' },
+  'warm-start': { type: 'string' },
+  'metric-delay': { type: 'string' },
+  price: { type: 'string' },
+  'token-work': { type: 'boolean' },
+  'output-token-weight': { type: 'string' },
+  'noise-seed': { type: 'string' },
+  'warm-pool': { type: 'string' },
+  json: { type: 'string' },
+  html: { type: 'string' },
+} as const;
+
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+function wholeOption(name: string, raw: string | undefined, fallback: number, min: number): number {
+  const value = numberOption(name, raw, fallback, min);
+  if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+async function readText(file: string, flag: string, cwd: string): Promise<string> {
+  try {
+    return await readFile(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`--${flag} ${file}: cannot read the file (${code}): check the path`);
+  }
+}
+
+async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
+  const file = values.policy ?? EXAMPLE_POLICY;
+  const result = parsePolicyText(await readText(file, 'policy', cwd));
+  if (!result.ok) {
+    const more =
+      result.problems.length > 1 ? ` (and ${result.problems.length - 1} more: run governor validate)` : '';
+    throw new UsageError(`--policy ${file}: ${formatProblem(result.problems[0]!)}${more}`);
+  }
+  const { targets } = result.policy;
+  if (values.target === undefined) return targets[0]!;
+  const found = targets.find((t) => t.id === values.target);
+  if (!found) {
+    throw new UsageError(
+      `--target ${values.target} is not in ${file}; its targets are ${targets.map((t) => t.id).join(', ')}`,
+    );
+  }
+  return found;
+}
+
+async function loadTrace(file: string | undefined, cwd: string): Promise<Trace> {
+  if (!file) throw new UsageError('--trace FILE is required (a per-minute or per-second CSV, see traces/)');
+  const text = await readText(file, 'trace', cwd);
+  try {
+    return parseTrace(text, file.split(/[\\/]/).pop() ?? file);
+  } catch (error) {
+    if (error instanceof TraceError) throw new UsageError(`--trace ${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The p95 SLO of the policy's latency signal, so the simulated latency is in its terms. */
+function policySloMs(target: TargetPolicy): number | undefined {
+  const latency = target.signals.find((s) => isLatencySignal(s) && s.metric === 'p95LatencyMs');
+  return latency && isLatencySignal(latency) ? latency.sloMs : undefined;
+}
+
+export function scenarioOptions(values: Values, target: TargetPolicy): ScenarioOptions {
+  const d = DEFAULT_SCENARIO;
+  const utilization = numberOption(
+    'slo-utilization',
+    values['slo-utilization'],
+    d.sloUtilization,
+    0.01,
+    0.99,
+  );
+  return {
+    peakInstances: wholeOption('peak-instances', values['peak-instances'], d.peakInstances, 1),
+    sloUtilization: utilization,
+    coldStartMinutes: wholeOption('cold-start', values['cold-start'], d.coldStartMinutes, 0),
+    warmStartMinutes: wholeOption('warm-start', values['warm-start'], d.warmStartMinutes, 0),
+    metricDelayMinutes: wholeOption('metric-delay', values['metric-delay'], d.metricDelayMinutes, 0),
+    pricePerInstanceHour: numberOption('price', values.price, d.pricePerInstanceHour, 0),
+    sloMs: numberOption('slo-ms', values['slo-ms'], policySloMs(target) ?? d.sloMs, 1),
+    outputTokenWeight: values['token-work']
+      ? numberOption('output-token-weight', values['output-token-weight'], 5, 0)
+      : null,
+    noiseSeed:
+      values['noise-seed'] === undefined ? null : wholeOption('noise-seed', values['noise-seed'], 0, 0),
+    warmPoolInstances: wholeOption('warm-pool', values['warm-pool'], d.warmPoolInstances, 0),
+  };
+}
+
+/** Things that make a run mean less than it seems: said on stderr, the run goes on. */
+function warnings(target: TargetPolicy, options: ScenarioOptions): string[] {
+  const out: string[] = [];
+  const ageSeconds = (1 + options.metricDelayMinutes) * 60;
+  for (const s of target.signals) {
+    if (UNSIMULATED_METRICS.includes(s.metric)) {
+      out.push(`warning: ${s.metric} is not simulated; the governor policy reads it as missing`);
+    } else if (s.staleAfterSeconds < ageSeconds) {
+      out.push(
+        `warning: ${s.metric} arrives ${ageSeconds} s old with --metric-delay ${options.metricDelayMinutes}, past its staleAfterSeconds ${s.staleAfterSeconds}; the policy will see no data`,
+      );
+    }
+  }
+  return out;
+}
+
+async function writeOutput(file: string, text: string, io: CliIo): Promise<void> {
+  const path = resolve(io.cwd, file);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  io.stderr(`wrote ${file}`);
+}
+
+export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(() => parseArgs({ args, options: OPTIONS, strict: true }));
+  const trace = await loadTrace(values.trace, io.cwd);
+  const target = await loadTarget(values, io.cwd);
+  const options = scenarioOptions(values, target);
+  for (const line of warnings(target, options)) io.stderr(line);
+  const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  let result: ReturnType<typeof runBacktest>;
+  try {
+    result = runBacktest({ trace, target, options, onProgress: bar?.update });
+  } catch (error) {
+    if (error instanceof TraceError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+  io.stdout(formatTable(result));
+  if (values.json) await writeOutput(values.json, `${JSON.stringify(toJsonReport(result), null, 2)}\n`, io);
+  if (values.html) {
+    const { renderHtmlReport } = await import('../report/html.ts');
+    await writeOutput(values.html, renderHtmlReport(result), io);
+  }
+  return EXIT.ok;
+}
