@@ -1,0 +1,197 @@
+/**
+ * The two uPlot charts: demand and capacity (instances on the left axis, requests per minute on
+ * the right, the same scale through mu), and the SLO-violation strip under it, one row per
+ * policy. Both share the x axis (minutes since the trace's start), the cursor and the zoom.
+ */
+import { formatNumber } from '../format.ts';
+import { axisLabel, formatMinute, MINUTE_INCREMENTS, scaledTicks } from '../time.ts';
+
+/* global uPlot */
+
+// Axis widths (ticks + label), equal on both charts so their plot areas line up minute for minute.
+const LEFT_AXIS = 56;
+const RIGHT_AXIS = 72;
+const LABEL_SIZE = 24;
+const ROW_HEIGHT = 26;
+const SYNC_KEY = 'governor-report';
+
+const dash = (v, text) => (v == null ? '–' : text);
+
+function xAxis() {
+  return {
+    incrs: MINUTE_INCREMENTS,
+    space: 70,
+    values: (_u, splits, _i, _space, incr) => splits.map((v) => axisLabel(v, incr)),
+  };
+}
+
+/** The shared cursor; `yLine` false on the strip, whose rows have no values to read across. */
+function cursor(yLine) {
+  return {
+    y: yLine,
+    drag: { x: true, y: false, setScale: true },
+    focus: { prox: 12 },
+    sync: { key: SYNC_KEY, scales: ['x', null], setSeries: false },
+    points: { show: false },
+  };
+}
+
+/** The series of the main chart, and where each policy's three lines sit among them. */
+function mainSeries(model) {
+  const stepped = uPlot.paths.stepped({ align: 1 });
+  const inst = (_u, v) => dash(v, `${formatNumber(v)} instances`);
+  const rpm = (_u, v) => dash(v, `${formatNumber(v * model.mu)} req/min`);
+  const series = [{ label: 'time', value: (_u, v) => dash(v, formatMinute(v)) }];
+  const index = { bands: [], policies: [] };
+  const add = (s) => series.push({ scale: 'inst', points: { show: false }, ...s }) - 1;
+  index.oracle = add({
+    label: 'oracle (floor)',
+    stroke: '#8a8a8a',
+    fill: 'rgba(0,0,0,0.07)',
+    paths: stepped,
+    value: inst,
+  });
+  const f = model.forecast;
+  if (f) {
+    const band = { stroke: 'rgba(0,114,178,0.35)', width: 1, value: rpm };
+    const p99 = f.p99 ? add({ ...band, label: 'forecast p99' }) : null;
+    const p90 = add({ ...band, label: 'forecast p90' });
+    const p50 = add({
+      label: 'forecast p50',
+      stroke: 'rgba(0,114,178,0.8)',
+      dash: [4, 3],
+      width: 1,
+      value: rpm,
+    });
+    index.forecast = [p99, p90, p50].filter((i) => i !== null);
+    index.bands.push({ series: [p90, p50], fill: 'rgba(86,180,233,0.28)' });
+    if (p99 !== null) index.bands.push({ series: [p99, p90], fill: 'rgba(86,180,233,0.14)' });
+  }
+  index.demand = add({ label: 'demand', stroke: 'rgba(0,0,0,0.75)', width: 1, value: rpm });
+  for (const p of model.policies) {
+    index.policies.push({
+      ready: add({ label: `${p.name}`, stroke: p.color, width: 1.75, paths: stepped, value: inst }),
+      provisioned: add({
+        label: `${p.name} billed`,
+        stroke: p.color,
+        width: 1,
+        dash: [6, 3],
+        paths: stepped,
+        show: false,
+        value: inst,
+      }),
+      warmPool: p.warmPool
+        ? add({
+            label: `${p.name} warm pool`,
+            stroke: p.color,
+            width: 1.5,
+            dash: [1, 3],
+            paths: stepped,
+            show: false,
+            value: inst,
+          })
+        : null,
+    });
+  }
+  return { series, index };
+}
+
+function mainData(model) {
+  const data = [model.x, model.oracle];
+  const f = model.forecast;
+  if (f) data.push(...(f.p99 ? [f.p99] : []), f.p90, f.p50);
+  data.push(model.demand);
+  for (const p of model.policies) data.push(p.ready, p.provisioned, ...(p.warmPool ? [p.warmPool] : []));
+  return data;
+}
+
+export function mainChart(model, el, width, hooks) {
+  const { series, index } = mainSeries(model);
+  const opts = {
+    width,
+    height: 380,
+    series,
+    bands: index.bands,
+    focus: { alpha: 0.35 },
+    cursor: cursor(true),
+    legend: { live: true },
+    scales: { x: { time: false }, inst: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.08] } },
+    axes: [
+      xAxis(),
+      {
+        scale: 'inst',
+        label: 'instances',
+        size: LEFT_AXIS,
+        values: (_u, s) => s.map((v) => formatNumber(v)),
+      },
+      {
+        scale: 'inst',
+        side: 1,
+        label: 'requests per minute',
+        labelSize: LABEL_SIZE,
+        size: RIGHT_AXIS,
+        grid: { show: false },
+        splits: (_u, _i, min, max) => scaledTicks(min, max, model.mu, 5),
+        values: (_u, s) => s.map((v) => formatNumber(v * model.mu)),
+      },
+    ],
+    hooks,
+  };
+  return { u: new uPlot(opts, mainData(model), el), index };
+}
+
+/** One row per policy: its name and violation count above, a bar per run of violating minutes. */
+function paintViolations(u, model, visible) {
+  const { ctx } = u;
+  const { left, top, width, height } = u.bbox;
+  const px = uPlot.pxRatio;
+  const rowH = height / model.policies.length;
+  const [xmin, xmax] = [u.scales.x.min, u.scales.x.max];
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
+  ctx.font = `${11 * px}px system-ui, sans-serif`;
+  ctx.textBaseline = 'top';
+  model.policies.forEach((p, r) => {
+    const y = top + r * rowH;
+    ctx.globalAlpha = visible(r) ? 1 : 0.3;
+    ctx.fillStyle = '#333';
+    ctx.fillText(`${p.name}: ${formatNumber(p.violationMinutes)} violation min`, left + 4 * px, y + 2 * px);
+    ctx.fillStyle = p.color;
+    for (const [a, b] of p.runs) {
+      if (b + 1 < xmin || a > xmax) continue;
+      const x0 = u.valToPos(a, 'x', true);
+      const x1 = u.valToPos(b + 1, 'x', true);
+      ctx.fillRect(x0, y + 15 * px, Math.max(x1 - x0, px), rowH - 18 * px);
+    }
+    ctx.fillStyle = '#e3e3e3';
+    ctx.fillRect(left, y + rowH - px, width, px);
+  });
+  ctx.restore();
+}
+
+// The strip's y axes draw nothing; they only take the main chart's axis widths (label included).
+const blankAxis = {
+  scale: 'row',
+  label: '',
+  labelSize: LABEL_SIZE,
+  grid: { show: false },
+  ticks: { show: false },
+  values: (_u, s) => s.map(() => ''),
+};
+
+export function violationChart(model, el, width, visible, hooks) {
+  const n = model.policies.length;
+  const opts = {
+    width,
+    height: ROW_HEIGHT * n + 48,
+    legend: { show: false },
+    cursor: cursor(false),
+    series: [{}, { scale: 'row', label: 'violations', points: { show: false } }],
+    scales: { x: { time: false }, row: { auto: false, range: [0, n] } },
+    axes: [xAxis(), { ...blankAxis, size: LEFT_AXIS }, { ...blankAxis, side: 1, size: RIGHT_AXIS }],
+    hooks: { ...hooks, draw: [(u) => paintViolations(u, model, visible)] },
+  };
+  return new uPlot(opts, [model.x, new Array(model.minutes).fill(null)], el);
+}

@@ -1,0 +1,119 @@
+/**
+ * The report's tables, rendered on the server as plain HTML so they read without the script
+ * (and in a mail or a screen reader): the summary side by side, Governor's reason counts, and
+ * the scenario. Every text from the result is escaped.
+ */
+import type { BacktestResult, PolicySummary } from '../backtest/types.ts';
+import { escapeHtml, formatDuration, formatNumber, formatRatio, formatShare, formatUsd } from './format.ts';
+import { colorOf } from './payload.ts';
+
+const swatch = (color: string): string =>
+  `<span class="swatch" style="background:${color}" aria-hidden="true"></span>`;
+
+const num = (text: string): string => `<td class="num">${text}</td>`;
+
+/** The oracle as a row, when the backtest did not list it among the policies. */
+function oracleSummary(result: BacktestResult): PolicySummary {
+  const instanceMinutes = result.oracle.reduce((sum, n) => sum + n, 0);
+  return {
+    name: 'oracle (floor)',
+    instanceMinutes,
+    costUsd: (instanceMinutes / 60) * result.scenario.pricePerInstanceHour,
+    costVsOracle: 1,
+    violationMinutes: 0,
+    violationRatio: 0,
+    requestsInViolationRatio: 0,
+    scalingActions: 0,
+  };
+}
+
+function summaryRow(s: PolicySummary, color: string | null): string {
+  const name = `${color ? swatch(color) : swatch('transparent')}${escapeHtml(s.name)}`;
+  return [
+    `<tr><th scope="row">${name}</th>`,
+    num(formatNumber(s.instanceMinutes / 60, 1)),
+    num(formatUsd(s.costUsd)),
+    num(formatRatio(s.costVsOracle)),
+    num(formatNumber(s.violationMinutes)),
+    num(formatShare(s.violationRatio)),
+    num(formatShare(s.requestsInViolationRatio)),
+    num(formatNumber(s.scalingActions)),
+    '</tr>',
+  ].join('');
+}
+
+const COLUMNS = [
+  'Instance-hours',
+  'Cost',
+  'Cost / oracle',
+  'SLO violation minutes',
+  'Share of minutes violating',
+  'Share of requests in violating minutes',
+  'Scaling actions',
+];
+
+export function summaryTable(result: BacktestResult): string {
+  const rows = result.policies.map((p, i) => summaryRow(p.summary, colorOf(i)));
+  if (!result.policies.some((p) => /oracle/i.test(p.summary.name)))
+    rows.push(summaryRow(oracleSummary(result), null));
+  const price = formatUsd(result.scenario.pricePerInstanceHour);
+  const head = COLUMNS.map((c) => `<th scope="col" class="num">${c}</th>`).join('');
+  return `<div class="table-box"><table class="summary" id="summary-table">
+<caption>Every policy over the same ${escapeHtml(formatDuration(result.demand.length))} of traffic, at ${price} per instance-hour.
+Cost / oracle is the cost against the least capacity that meets the SLO each minute.</caption>
+<thead><tr><th scope="col">Policy</th>${head}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody></table></div>`;
+}
+
+/** Reason codes (rows, most frequent first) against the policies that report them (columns). */
+export function reasonTable(result: BacktestResult): string {
+  const governed = result.policies.filter((p) => p.summary.reasonCounts);
+  if (governed.length === 0) return '';
+  const totals = new Map<string, number>();
+  for (const p of governed) {
+    for (const [code, n] of Object.entries(p.summary.reasonCounts!))
+      totals.set(code, (totals.get(code) ?? 0) + (n ?? 0));
+  }
+  const codes = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c]) => c);
+  const head = governed.map((p) => `<th scope="col" class="num">${escapeHtml(p.summary.name)}</th>`).join('');
+  const body = codes.map((code) => {
+    const cells = governed
+      .map((p) => num(formatNumber(p.summary.reasonCounts![code as never] ?? 0)))
+      .join('');
+    return `<tr><th scope="row"><code>${escapeHtml(code)}</code></th>${cells}</tr>`;
+  });
+  return `<p class="how">How often each reason code shaped a decision: the primary reason and every limiting step
+(a decision can carry several).</p>
+<div class="table-box"><table class="reasons" id="reason-table">
+<caption>Decisions per reason code</caption>
+<thead><tr><th scope="col">Reason</th>${head}</tr></thead>
+<tbody>
+${body.join('\n')}
+</tbody></table></div>`;
+}
+
+/** The scenario and the trace, as a definition list. */
+export function scenarioList(result: BacktestResult): string {
+  const s = result.scenario;
+  const t = result.trace;
+  const items: [string, string][] = [
+    ['Trace', `${escapeHtml(t.name)} (${formatDuration(t.minutes)}, per-${t.resolution} data)`],
+    [
+      'Requests',
+      `${formatNumber(t.totalRequests)} in all; busiest minute ${formatNumber(t.peakRequestsPerMinute)}`,
+    ],
+    ['Instance capacity at the SLO', `${formatNumber(s.mu, 2)} requests per minute (mu)`],
+    ['Fleet at the busiest minute', `${formatNumber(s.peakInstances)} instances`],
+    ['SLO', `p95 latency reached at ${formatNumber(s.sloUtilization * 100)} % utilization`],
+    [
+      'Start-up',
+      `${formatNumber(s.coldStartMinutes)} min cold, ${formatNumber(s.warmStartMinutes)} min from a warm pool`,
+    ],
+    ['Metric delay', `${formatNumber(s.metricDelayMinutes)} min`],
+    ['Capacity bounds', `${formatNumber(s.minCapacity)} to ${formatNumber(s.maxCapacity)} instances`],
+    ['Price', `${formatUsd(s.pricePerInstanceHour)} per instance-hour`],
+  ];
+  return `<dl class="scenario">${items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
+}
