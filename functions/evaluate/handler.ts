@@ -1,0 +1,58 @@
+/**
+ * The evaluate Lambda function: wakes on the minute tick (EventBridge Scheduler) and on
+ * CloudWatch alarm state changes, decides every target it is asked about, and acts in active
+ * mode. Configuration is parsed once at cold start and fails fast naming the variable; the SDK
+ * clients, the policy cache and the duplicate-event memory live as long as the container.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import { createClients } from '../../shared/aws/clients.ts';
+import { parseConfig } from '../../shared/control/config.ts';
+import { createEvaluator } from './evaluate.ts';
+import { ssmPolicySource } from './policy-source.ts';
+import { awsPorts } from './ports.ts';
+import { powertoolsTelemetry } from './telemetry.ts';
+
+const config = parseConfig(process.env);
+// POWERTOOLS_SERVICE_NAME and POWERTOOLS_METRICS_NAMESPACE win when set (the template sets them).
+const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor' });
+const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor',
+});
+const telemetry = powertoolsTelemetry(logger, metrics);
+const ports = awsPorts(
+  createClients({ region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL }),
+  config.STATE_TABLE_NAME,
+);
+const evaluate = createEvaluator({
+  config,
+  ports,
+  telemetry,
+  policy: ssmPolicySource(
+    ports.parameters,
+    config.POLICY_PARAMETER_NAME,
+    config.POLICY_CACHE_SECONDS,
+    telemetry,
+  ),
+});
+
+/** Returns a summary (the full records are in the log and the audit table). */
+export const handler = middy(async (event: unknown) => {
+  const report = await evaluate(event, Date.now());
+  return {
+    eventId: report.event.id,
+    ignored: report.ignored?.reason ?? null,
+    decisions: report.records.map((r) => ({
+      targetId: r.targetId,
+      outcome: r.outcome,
+      desiredCapacity: r.decision?.desiredCapacity ?? null,
+      reasons: r.decision?.reasons ?? [],
+    })),
+  };
+})
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));

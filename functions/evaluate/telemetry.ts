@@ -1,0 +1,74 @@
+/**
+ * Logs and metrics of the evaluate function, behind a small interface so tests and the CLI can
+ * capture them. The Lambda implementation uses Powertools: the Logger writes one JSON line per
+ * decision record; Metrics writes CloudWatch EMF (namespace from POWERTOOLS_METRICS_NAMESPACE,
+ * "Governor").
+ *
+ * Metrics and their dimension sets (docs/operations.md, "Metrics"):
+ *   [TargetId]          DesiredCapacity, CurrentCapacity, Decisions, ActionFailures,
+ *                       EvaluationLatency (ms), SuccessfulEvaluations
+ *   [TargetId, Reason]  Decisions (one per reason code of the decision)
+ *   [service]           PolicyLoadFailures, SuccessfulEvaluations (one per invocation that
+ *                       evaluated its targets), EvaluationLatency (ms, whole invocation)
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { DecisionRecord } from '../../shared/control/records.ts';
+
+export interface Telemetry {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+  /** One structured line per decision record, and its per-target metrics. */
+  decision(record: DecisionRecord, latencyMs: number): void;
+  policyLoadFailure(problems: string[]): void;
+  /** The invocation evaluated every target it was asked to (whatever their outcomes). */
+  invocationSucceeded(latencyMs: number): void;
+}
+
+const SERVICE_DIMENSION = { service: 'governor' };
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+export function powertoolsTelemetry(logger: Logger, metrics: Metrics): Telemetry {
+  // Per-target metrics carry exactly [TargetId] (and Reason): no default `service` dimension.
+  metrics.clearDefaultDimensions();
+  const control = (name: string, unit: Unit, value: number) => {
+    metrics.addDimensions(SERVICE_DIMENSION);
+    metrics.addMetric(name, unit, value);
+    metrics.publishStoredMetrics();
+  };
+  return {
+    info: (message, attributes) => logger.info(message, attributes ?? {}),
+    warn: (message, attributes) => logger.warn(message, attributes ?? {}),
+    error: (message, attributes) => logger.error(message, attributes ?? {}),
+    decision(record, latencyMs) {
+      logger.info(`decision ${record.targetId}: ${record.outcome}`, { record });
+      const d = record.decision;
+      metrics.addDimension('TargetId', record.targetId);
+      if (d) {
+        metrics.addMetric('DesiredCapacity', MetricUnit.Count, d.desiredCapacity);
+        metrics.addMetric('CurrentCapacity', MetricUnit.Count, d.currentCapacity);
+        metrics.addMetric('Decisions', MetricUnit.Count, 1);
+        metrics.addMetric('SuccessfulEvaluations', MetricUnit.Count, 1);
+      }
+      metrics.addMetric('ActionFailures', MetricUnit.Count, record.outcome === 'failed' ? 1 : 0);
+      metrics.addMetric('EvaluationLatency', MetricUnit.Milliseconds, latencyMs);
+      metrics.publishStoredMetrics();
+      for (const reason of new Set(d?.reasons ?? [])) {
+        metrics.addDimensions({ TargetId: record.targetId, Reason: reason });
+        metrics.addMetric('Decisions', MetricUnit.Count, 1);
+        metrics.publishStoredMetrics();
+      }
+    },
+    policyLoadFailure(problems) {
+      for (const line of problems) logger.error(`policy problem: ${line}`);
+      control('PolicyLoadFailures', MetricUnit.Count, 1);
+    },
+    invocationSucceeded(latencyMs) {
+      metrics.addDimensions(SERVICE_DIMENSION);
+      metrics.addMetric('SuccessfulEvaluations', MetricUnit.Count, 1);
+      metrics.addMetric('EvaluationLatency', MetricUnit.Milliseconds, latencyMs);
+      metrics.publishStoredMetrics();
+    },
+  };
+}

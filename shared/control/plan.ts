@@ -1,0 +1,80 @@
+/**
+ * What to do with a decision, before any action: a pure function of the decision and what the
+ * evaluation learned (mode, kill switch, other scalers, target status). Precedence, first match
+ * wins: shadow mode > kill switch > target in another region > conflicting scaler with
+ * onConflictingScaler "refuse" > hold > target busy (deferred) > act.
+ *
+ * `persist` says whether the engine's next state is written. It is not when a capacity change
+ * was decided but not carried out (killed, refused, deferred): the state then keeps saying what
+ * really happened, so cooldowns and stabilization windows are not started by actions that
+ * never ran. Shadow mode persists, so its records show what Governor would do.
+ */
+import type { Decision } from '../engine/types.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+import type { Mode } from './config.ts';
+
+export type Outcome = 'shadow' | 'killed' | 'applied' | 'deferred' | 'started' | 'failed' | 'refused';
+
+/** Other scalers found on the target (Application Auto Scaling policies), when active. */
+export interface Conflict {
+  resourceId: string;
+  scalableDimension: string;
+  policyNames: string[];
+}
+
+export interface PlanContext {
+  mode: Mode;
+  killSwitch: boolean;
+  conflict: Conflict | null;
+  /** EndpointStatus, InferenceComponentStatus or 'InService' for a group with no activity. */
+  status: string;
+  /** The region the function (and the state machine) runs in. */
+  homeRegion: string;
+}
+
+export type Plan =
+  | { kind: 'record'; outcome: Outcome; persist: boolean; suspend: boolean; detail: string }
+  | { kind: 'act'; via: 'state-machine' | 'set-desired-capacity'; suspend: boolean; detail: string };
+
+const usesStateMachine = (t: TargetPolicy) => t.kind !== 'ec2-asg';
+
+export function conflictMessage(c: Conflict): string {
+  return `Application Auto Scaling policies ${c.policyNames.map((n) => `"${n}"`).join(', ')} also scale ${c.resourceId}`;
+}
+
+export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanContext): Plan {
+  const change = decision.action !== 'hold';
+  const record = (outcome: Outcome, detail: string, persist = !change, suspend = false): Plan => ({
+    kind: 'record',
+    outcome,
+    persist,
+    suspend,
+    detail,
+  });
+  if (ctx.mode === 'shadow') {
+    const note = ctx.conflict ? `; note: ${conflictMessage(ctx.conflict)}` : '';
+    return record('shadow', `shadow mode: nothing is changed${note}`, true);
+  }
+  if (ctx.killSwitch) return record('killed', 'the kill switch is on: no action is taken');
+  if (usesStateMachine(target) && target.region !== ctx.homeRegion) {
+    return record(
+      'refused',
+      `target is in ${target.region} but the scale-target state machine runs in ${ctx.homeRegion}: deploy Governor in ${target.region} for it`,
+    );
+  }
+  const suspend = ctx.conflict !== null && target.onConflictingScaler === 'suspend';
+  if (ctx.conflict && !suspend) {
+    return record(
+      'refused',
+      `${conflictMessage(ctx.conflict)}: Governor will not fight them; delete them, or set onConflictingScaler: suspend`,
+    );
+  }
+  if (!change) return record('applied', 'hold: nothing to change', true, suspend);
+  if (ctx.status !== 'InService') {
+    return record('deferred', `target status is ${ctx.status}; the change waits for the next evaluation`);
+  }
+  const to = `${decision.currentCapacity} -> ${decision.desiredCapacity}`;
+  return usesStateMachine(target)
+    ? { kind: 'act', via: 'state-machine', suspend, detail: `scale-target state machine started for ${to}` }
+    : { kind: 'act', via: 'set-desired-capacity', suspend, detail: `SetDesiredCapacity ${to}` };
+}

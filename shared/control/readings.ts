@@ -1,0 +1,116 @@
+/**
+ * GetMetricData results to the engine's readings, per target. A result that is malformed (no
+ * id, an unknown id, timestamps and values of different lengths, a value that is not a finite
+ * number, a bad date, an error status) is rejected with a problem line and its signal reads as
+ * missing, never as zero: the engine never scales in on data it does not have.
+ *
+ * Reading.timestamp is the END of the datapoint's minute (CloudWatch stamps a period with its
+ * start): the 12:05 datapoint describes 12:05-12:06, so at 12:07:10 it is 70 s old.
+ */
+import type { ActivationMetric, Reading } from '../engine/types.ts';
+import type { MetricName } from '../policy/schema.ts';
+import { type MetricQuery, PERIOD_SECONDS } from './queries.ts';
+
+/** The fields of a GetMetricData MetricDataResult this code reads (SDK shape, all optional). */
+export interface RawMetricResult {
+  Id?: string;
+  Timestamps?: Date[];
+  Values?: number[];
+  StatusCode?: string;
+}
+
+export interface TargetReadings {
+  readings: Partial<Record<MetricName, Reading>>;
+  activation?: Partial<Record<ActivationMetric, Reading>>;
+}
+
+export interface Converted {
+  byTarget: Map<string, TargetReadings>;
+  problems: string[];
+}
+
+type Points = Map<number, number>;
+
+/** Datapoints of one result as [period start ms, value], or a problem. */
+function pointsOf(r: RawMetricResult, q: MetricQuery): Points | string {
+  const label = `result ${r.Id} (${q.targetId} ${q.source.metricName})`;
+  if (r.StatusCode === 'InternalError' || r.StatusCode === 'Forbidden') {
+    return `${label}: status ${r.StatusCode}, read as missing`;
+  }
+  const ts = r.Timestamps ?? [];
+  const vs = r.Values ?? [];
+  if (ts.length !== vs.length) return `${label}: ${ts.length} timestamps but ${vs.length} values, rejected`;
+  const points: Points = new Map();
+  for (let i = 0; i < ts.length; i++) {
+    const t = ts[i] instanceof Date ? ts[i]!.getTime() : Number.NaN;
+    const v = vs[i];
+    if (!Number.isFinite(t)) return `${label}: timestamp ${i} is not a date, rejected`;
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      return `${label}: value ${i} is not a finite number, rejected`;
+    points.set(t, v * q.source.scale);
+  }
+  return points;
+}
+
+/** Sums the parts of one role per minute and keeps the newest minute (Reading or undefined). */
+function newest(parts: Points[]): Reading | undefined {
+  const sums: Points = new Map();
+  for (const p of parts) for (const [t, v] of p) sums.set(t, (sums.get(t) ?? 0) + v);
+  let best: number | undefined;
+  for (const t of sums.keys()) if (best === undefined || t > best) best = t;
+  return best === undefined ? undefined : { value: sums.get(best)!, timestamp: best + PERIOD_SECONDS * 1000 };
+}
+
+const roleKey = (q: MetricQuery) =>
+  `${q.targetId}\u0000${q.role.kind === 'signal' ? q.role.metric : 'activation'}`;
+
+/**
+ * Results (possibly several pages for one id) to readings per target. `activationMetric` names
+ * each target's activation metric, so its total lands under the engine's key.
+ */
+export function convertResults(
+  queries: readonly MetricQuery[],
+  results: readonly RawMetricResult[],
+  activationMetric: (targetId: string) => ActivationMetric | undefined,
+): Converted {
+  const byId = new Map(queries.map((q) => [q.id, q]));
+  const problems: string[] = [];
+  const merged = new Map<string, Points | null>();
+  for (const r of results) {
+    const q = r.Id === undefined ? undefined : byId.get(r.Id);
+    if (!q) {
+      problems.push(`result with ${r.Id === undefined ? 'no Id' : `unknown Id "${r.Id}"`}, ignored`);
+      continue;
+    }
+    const points = pointsOf(r, q);
+    const previous = merged.get(q.id);
+    if (typeof points === 'string') {
+      problems.push(points);
+      merged.set(q.id, null);
+    } else if (previous !== null) {
+      merged.set(q.id, new Map([...(previous ?? []), ...points]));
+    }
+  }
+  const parts = new Map<string, { q: MetricQuery; points: Points[]; rejected: boolean }>();
+  for (const q of queries) {
+    const key = roleKey(q);
+    const entry = parts.get(key) ?? { q, points: [], rejected: false };
+    const points = merged.get(q.id);
+    if (points === null) entry.rejected = true;
+    else if (points) entry.points.push(points);
+    parts.set(key, entry);
+  }
+  const byTarget = new Map<string, TargetReadings>();
+  for (const { q, points, rejected } of parts.values()) {
+    const entry = byTarget.get(q.targetId) ?? { readings: {} };
+    byTarget.set(q.targetId, entry);
+    const reading = rejected ? undefined : newest(points);
+    if (!reading) continue;
+    if (q.role.kind === 'signal') entry.readings[q.role.metric] = reading;
+    else {
+      const metric = activationMetric(q.targetId);
+      if (metric) entry.activation = { [metric]: reading };
+    }
+  }
+  return { byTarget, problems };
+}

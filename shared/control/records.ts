@@ -1,0 +1,119 @@
+/**
+ * The decision record: one per evaluated target, logged as one structured line and written to
+ * DynamoDB as the audit item (`pk=TARGET#<id>`, `sk=DECISION#<ISO time>#<decisionId>`, TTL
+ * `expiresAt`). It holds the inputs (capacity, readings, other scalers, kill switch), the
+ * decision with its reason codes and sentence, the action and its outcome. No secrets: only
+ * resource names, numbers and codes.
+ */
+import type { Decision, Reading } from '../engine/types.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+import type { Mode } from './config.ts';
+import type { Outcome } from './plan.ts';
+import { targetPk } from './state.ts';
+
+export interface Trigger {
+  event: 'tick' | 'alarm';
+  eventId: string;
+  alarmName?: string;
+}
+
+export interface RecordInputs {
+  /** What the engine saw: desired may be a pending request the live API does not show yet. */
+  capacity: { desired: number; ready: number; liveDesired: number; status: string } | null;
+  readings: Record<string, Reading>;
+  activation: Record<string, Reading>;
+  forecastFloor: { capacity: number; quantile: string } | null;
+  killSwitch: boolean;
+  conflict: string | null;
+}
+
+export type RecordAction =
+  | { type: 'start-state-machine'; executionName: string; desiredCapacity: number; previousCapacity: number }
+  | { type: 'set-desired-capacity'; desiredCapacity: number; previousCapacity: number }
+  | null;
+
+export interface DecisionRecord {
+  decisionId: string;
+  targetId: string;
+  targetKind: TargetPolicy['kind'];
+  at: string;
+  mode: Mode;
+  trigger: Trigger;
+  /** null when the evaluation failed before a decision (capacity or state unreadable). */
+  decision: Decision | null;
+  inputs: RecordInputs;
+  action: RecordAction;
+  /** Application Auto Scaling policies suspended by this evaluation (onConflictingScaler: suspend). */
+  suspended: string | null;
+  outcome: Outcome;
+  detail: string;
+  /** Evaluations lost to concurrent ones before this one won its conditional write. */
+  retries: number;
+}
+
+export const auditSk = (at: string, decisionId: string) => `DECISION#${at}#${decisionId}`;
+
+/** The audit item: the record plus keys and a TTL of ttlDays (epoch seconds, DynamoDB's unit). */
+export function auditItem(record: DecisionRecord, ttlDays: number): Record<string, unknown> {
+  const expiresAt = Math.floor(Date.parse(record.at) / 1000) + ttlDays * 86_400;
+  return { pk: targetPk(record.targetId), sk: auditSk(record.at, record.decisionId), expiresAt, ...record };
+}
+
+/** The scale-target state machine's input (the contract with statemachines/scale-target.asl.json). */
+export interface ScaleTargetInput {
+  decisionId: string;
+  targetId: string;
+  kind: 'sagemaker-variant' | 'sagemaker-inference-component';
+  endpointName: string;
+  variantName?: string;
+  inferenceComponentName?: string;
+  desiredCapacity: number;
+  previousCapacity: number;
+  requestedAt: string;
+}
+
+export function scaleTargetInput(
+  target: TargetPolicy,
+  decisionId: string,
+  desired: number,
+  previous: number,
+  at: string,
+): ScaleTargetInput {
+  const common = {
+    decisionId,
+    targetId: target.id,
+    desiredCapacity: desired,
+    previousCapacity: previous,
+    requestedAt: at,
+  };
+  switch (target.kind) {
+    case 'sagemaker-variant':
+      return {
+        ...common,
+        kind: target.kind,
+        endpointName: target.endpointName,
+        variantName: target.variantName,
+      };
+    case 'sagemaker-inference-component':
+      return {
+        ...common,
+        kind: target.kind,
+        endpointName: target.endpointName,
+        inferenceComponentName: target.inferenceComponentName,
+      };
+    case 'ec2-asg':
+      throw new Error(`target ${target.id}: Auto Scaling groups are set directly, not by the state machine`);
+  }
+}
+
+/**
+ * A decision id that sorts by time and is a valid Step Functions execution name (at most 80
+ * characters of letters, digits, - and _): `20250101T120000123Z-<8 hex>`.
+ */
+export function newDecisionId(now: number, random: () => number = Math.random): string {
+  const stamp = new Date(now).toISOString().replace(/[-:.]/g, '');
+  const suffix = Math.floor(random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+  return `${stamp}-${suffix}`;
+}

@@ -1,0 +1,120 @@
+/**
+ * The per-target state item in DynamoDB (`pk=TARGET#<id>`, `sk=STATE`), decoded with zod, and
+ * the "pending" change it carries: a capacity change Governor started that the live API may
+ * not show yet (a state machine execution takes seconds to call SageMaker). While pending, the
+ * engine sees the requested capacity, so a second evaluation in the same minute holds
+ * (CapacityPending) instead of asking again.
+ */
+import { z } from 'zod';
+import { type EngineState, EngineStateSchema } from '../engine/types.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+
+export const STATE_SK = 'STATE';
+export const targetPk = (targetId: string) => `TARGET#${targetId}`;
+
+export const PendingSchema = z.object({
+  decisionId: z.string().min(1),
+  desiredCapacity: z.number().int().min(0),
+  previousCapacity: z.number().int().min(0),
+  /** Epoch ms the change was started. */
+  at: z.number(),
+});
+export type Pending = z.infer<typeof PendingSchema>;
+
+/** Written by the forecast function (issue: forecasts); read here as a floor for the engine. */
+const ForecastFloorSchema = z.looseObject({
+  capacity: z.number().min(0),
+  quantile: z.string(),
+  validUntil: z.string().optional(),
+});
+
+const StateItemSchema = z.looseObject({
+  version: z.number().int().min(0).optional(),
+  engine: z.unknown().optional(),
+  pending: z.unknown().optional(),
+  forecastFloor: z.unknown().optional(),
+});
+
+export interface StoredState {
+  /** null when no evaluation has written the item yet (conditional create). */
+  version: number | null;
+  engine: EngineState | undefined;
+  pending: Pending | undefined;
+  forecastFloor: { capacity: number; quantile: string } | undefined;
+  /** Parts of the item that did not decode and were set aside (logged; never fatal). */
+  problems: string[];
+}
+
+const issuesOf = (e: z.ZodError) =>
+  e.issues.map((i) => `${i.path.join('.') || '(value)'} ${i.message}`).join('; ');
+
+/**
+ * A raw item (or none) to StoredState. A corrupt `engine` map restarts the engine from its
+ * initial state (every streak at 0: the most cautious start) and says so, instead of leaving the
+ * target unmanaged.
+ */
+export function decodeState(item: Record<string, unknown> | undefined, now: number): StoredState {
+  const out: StoredState = {
+    version: null,
+    engine: undefined,
+    pending: undefined,
+    forecastFloor: undefined,
+    problems: [],
+  };
+  if (!item) return out;
+  const parsed = StateItemSchema.safeParse(item);
+  if (!parsed.success) throw new Error(`state item is malformed: ${issuesOf(parsed.error)}`);
+  out.version = parsed.data.version ?? null;
+  if (parsed.data.engine !== undefined) {
+    const engine = EngineStateSchema.safeParse(parsed.data.engine);
+    if (engine.success) out.engine = engine.data;
+    else
+      out.problems.push(
+        `engine state set aside (restarting from the initial state): ${issuesOf(engine.error)}`,
+      );
+  }
+  if (parsed.data.pending !== undefined) {
+    const pending = PendingSchema.safeParse(parsed.data.pending);
+    if (pending.success) out.pending = pending.data;
+    else out.problems.push(`pending change set aside: ${issuesOf(pending.error)}`);
+  }
+  if (parsed.data.forecastFloor !== undefined) {
+    const floor = ForecastFloorSchema.safeParse(parsed.data.forecastFloor);
+    if (!floor.success) out.problems.push(`forecastFloor set aside: ${issuesOf(floor.error)}`);
+    else if (floor.data.validUntil === undefined || Date.parse(floor.data.validUntil) > now) {
+      out.forecastFloor = { capacity: floor.data.capacity, quantile: floor.data.quantile };
+    }
+  }
+  return out;
+}
+
+/**
+ * How long a started change counts as pending: three periods, at least 180 s. A state machine
+ * applies a change within seconds unless the endpoint is busy; after this window the live
+ * capacity is believed again (a failed execution must not hide forever behind its request).
+ */
+export const pendingWindowMs = (policy: TargetPolicy): number =>
+  Math.max(180, 3 * policy.damping.periodSeconds) * 1000;
+
+const active = (p: Pending | undefined, liveDesired: number, now: number, windowMs: number): p is Pending =>
+  p !== undefined && now - p.at < windowMs && liveDesired !== p.desiredCapacity;
+
+/** The desired capacity the engine should see: a pending request the live API does not show yet. */
+export function effectiveDesired(
+  liveDesired: number,
+  pending: Pending | undefined,
+  now: number,
+  windowMs: number,
+): number {
+  return active(pending, liveDesired, now, windowMs) ? pending.desiredCapacity : liveDesired;
+}
+
+/** The pending change to keep when this evaluation starts none: the old one while it is still in flight. */
+export function carriedPending(
+  previous: Pending | undefined,
+  liveDesired: number,
+  now: number,
+  windowMs: number,
+): Pending | undefined {
+  return active(previous, liveDesired, now, windowMs) ? previous : undefined;
+}
