@@ -33,6 +33,7 @@ export function chooseDecimals(values: readonly number[]): number {
   let maxAbs = 0;
   let whole = true;
   for (const v of values) {
+    if (!Number.isFinite(v)) continue; // encodeSeries rejects it, naming its index
     if (!Number.isInteger(v)) whole = false;
     maxAbs = Math.max(maxAbs, Math.abs(v));
   }

@@ -5,7 +5,7 @@
  */
 import type { BacktestResult, PolicySummary } from '../backtest/types.ts';
 import { escapeHtml, formatDuration, formatNumber, formatRatio, formatShare, formatUsd } from './format.ts';
-import { colorOf } from './payload.ts';
+import { colorOf, isOracle } from './payload.ts';
 
 const swatch = (color: string): string =>
   `<span class="swatch" style="background:${color}" aria-hidden="true"></span>`;
@@ -54,7 +54,7 @@ const COLUMNS = [
 
 export function summaryTable(result: BacktestResult): string {
   const rows = result.policies.map((p, i) => summaryRow(p.summary, colorOf(i)));
-  if (!result.policies.some((p) => /oracle/i.test(p.summary.name)))
+  if (!result.policies.some((p) => isOracle(p.summary.name)))
     rows.push(summaryRow(oracleSummary(result), null));
   const price = formatUsd(result.scenario.pricePerInstanceHour);
   const head = COLUMNS.map((c) => `<th scope="col" class="num">${c}</th>`).join('');

@@ -19,15 +19,16 @@ export function formatMinute(minute: number): string {
 
 /**
  * An axis label: whole days when the step is a day or more ("day 3"), otherwise the clock,
- * with the day on the line above at each midnight ("day 3\n00:00").
+ * with the day on the line above at each midnight and on the first label (`withDay`), so a
+ * zoomed window always says which day it shows ("day 3\n14:00").
  */
-export function axisLabel(minute: number, stepMinutes: number): string {
+export function axisLabel(minute: number, stepMinutes: number, withDay = false): string {
   const m = Math.round(minute);
   const day = Math.floor(m / 1440) + 1;
   if (stepMinutes >= 1440) return `day ${day}`;
   const inDay = m - (day - 1) * 1440;
   const clock = `${pad(Math.floor(inDay / 60))}:${pad(inDay % 60)}`;
-  return inDay === 0 ? `day ${day}\n${clock}` : clock;
+  return inDay === 0 || withDay ? `day ${day}\n${clock}` : clock;
 }
 
 /**

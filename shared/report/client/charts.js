@@ -21,7 +21,7 @@ function xAxis() {
   return {
     incrs: MINUTE_INCREMENTS,
     space: 70,
-    values: (_u, splits, _i, _space, incr) => splits.map((v) => axisLabel(v, incr)),
+    values: (_u, splits, _i, _space, incr) => splits.map((v, i) => axisLabel(v, incr, i === 0)),
   };
 }
 
@@ -36,77 +36,73 @@ function cursor(yLine) {
   };
 }
 
-/** The series of the main chart, and where each policy's three lines sit among them. */
+/**
+ * The main chart's series and data, built together so they cannot drift apart, and where each
+ * policy's lines sit among them. Policies are added last to first, so the first (Governor, as
+ * the backtest lists it) is drawn on top of the baselines.
+ */
 function mainSeries(model) {
   const stepped = uPlot.paths.stepped({ align: 1 });
-  const inst = (_u, v) => dash(v, `${formatNumber(v)} instances`);
+  const inst = (_u, v) => dash(v, `${formatNumber(v)} ${v === 1 ? 'instance' : 'instances'}`);
   const rpm = (_u, v) => dash(v, `${formatNumber(v * model.mu)} req/min`);
   const series = [{ label: 'time', value: (_u, v) => dash(v, formatMinute(v)) }];
+  const data = [model.x];
   const index = { bands: [], policies: [] };
-  const add = (s) => series.push({ scale: 'inst', points: { show: false }, ...s }) - 1;
-  index.oracle = add({
+  const add = (s, values) => {
+    data.push(values);
+    return series.push({ scale: 'inst', points: { show: false }, ...s }) - 1;
+  };
+  const oracle = {
     label: 'oracle (floor)',
     stroke: '#8a8a8a',
     fill: 'rgba(0,0,0,0.07)',
     paths: stepped,
     value: inst,
-  });
+  };
+  index.oracle = add(oracle, model.oracle);
   const f = model.forecast;
   if (f) {
     const band = { stroke: 'rgba(0,114,178,0.35)', width: 1, value: rpm };
-    const p99 = f.p99 ? add({ ...band, label: 'forecast p99' }) : null;
-    const p90 = add({ ...band, label: 'forecast p90' });
-    const p50 = add({
-      label: 'forecast p50',
-      stroke: 'rgba(0,114,178,0.8)',
-      dash: [4, 3],
-      width: 1,
-      value: rpm,
-    });
+    const p99 = f.p99 ? add({ ...band, label: 'forecast p99' }, f.p99) : null;
+    const p90 = add({ ...band, label: 'forecast p90' }, f.p90);
+    const p50 = add(
+      { label: 'forecast p50', stroke: 'rgba(0,114,178,0.8)', dash: [4, 3], width: 1, value: rpm },
+      f.p50,
+    );
     index.forecast = [p99, p90, p50].filter((i) => i !== null);
     index.bands.push({ series: [p90, p50], fill: 'rgba(86,180,233,0.28)' });
     if (p99 !== null) index.bands.push({ series: [p99, p90], fill: 'rgba(86,180,233,0.14)' });
   }
-  index.demand = add({ label: 'demand', stroke: 'rgba(0,0,0,0.75)', width: 1, value: rpm });
-  for (const p of model.policies) {
-    index.policies.push({
-      ready: add({ label: `${p.name}`, stroke: p.color, width: 1.75, paths: stepped, value: inst }),
-      provisioned: add({
-        label: `${p.name} billed`,
-        stroke: p.color,
-        width: 1,
-        dash: [6, 3],
-        paths: stepped,
-        show: false,
-        value: inst,
-      }),
+  index.demand = add({ label: 'demand', stroke: 'rgba(0,0,0,0.75)', width: 1, value: rpm }, model.demand);
+  for (let i = model.policies.length - 1; i >= 0; i--) {
+    const p = model.policies[i];
+    const line = { stroke: p.color, paths: stepped, value: inst };
+    index.policies[i] = {
+      ready: add({ ...line, label: p.name, width: i === 0 ? 2 : 1.5 }, p.ready),
+      provisioned: add(
+        { ...line, label: `${p.name} billed`, width: 1, dash: [6, 3], show: false },
+        p.provisioned,
+      ),
       warmPool: p.warmPool
-        ? add({
-            label: `${p.name} warm pool`,
-            stroke: p.color,
-            width: 1.5,
-            dash: [1, 3],
-            paths: stepped,
-            show: false,
-            value: inst,
-          })
+        ? add({ ...line, label: `${p.name} warm pool`, width: 1.5, dash: [1, 3], show: false }, p.warmPool)
         : null,
-    });
+    };
   }
-  return { series, index };
+  return { series, data, index };
 }
 
-function mainData(model) {
-  const data = [model.x, model.oracle];
-  const f = model.forecast;
-  if (f) data.push(...(f.p99 ? [f.p99] : []), f.p90, f.p50);
-  data.push(model.demand);
-  for (const p of model.policies) data.push(p.ready, p.provisioned, ...(p.warmPool ? [p.warmPool] : []));
-  return data;
+/** Lists the legend in reading order (policies first to last), whatever order they are drawn in. */
+function orderLegend(u, index) {
+  const rows = u.root.querySelectorAll('.u-legend .u-series');
+  const order = [0, index.oracle, ...(index.forecast ?? []), index.demand];
+  for (const p of index.policies)
+    order.push(p.ready, p.provisioned, ...(p.warmPool === null ? [] : [p.warmPool]));
+  const body = rows[0]?.parentNode;
+  for (const i of order) if (rows[i] && body) body.append(rows[i]);
 }
 
 export function mainChart(model, el, width, hooks) {
-  const { series, index } = mainSeries(model);
+  const { series, data, index } = mainSeries(model);
   const opts = {
     width,
     height: 380,
@@ -137,7 +133,9 @@ export function mainChart(model, el, width, hooks) {
     ],
     hooks,
   };
-  return { u: new uPlot(opts, mainData(model), el), index };
+  const u = new uPlot(opts, data, el);
+  orderLegend(u, index);
+  return { u, index };
 }
 
 /** One row per policy: its name and violation count above, a bar per run of violating minutes. */

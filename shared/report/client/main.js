@@ -120,6 +120,8 @@ function start() {
   const zoom = $('zoom-buttons');
   button(zoom, 'Whole trace', () => zoomTo(0, model.minutes - 1));
   button(zoom, 'Busiest day', () => zoomTo(...model.busiestDay));
+  const first = model.policies[0];
+  if (first?.worstDay) button(zoom, `${first.name}: most violations`, () => zoomTo(...first.worstDay));
   window.addEventListener('resize', () => {
     for (const c of charts) c.setSize({ width: width(), height: c.height });
   });
