@@ -1,0 +1,172 @@
+import {
+  ApplicationAutoScalingClient,
+  DescribeScalableTargetsCommand,
+  DescribeScalingPoliciesCommand,
+  RegisterScalableTargetCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  SetDesiredCapacityCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { appAutoScalingAdapter, scalableRef } from '#shared/aws/app-autoscaling.ts';
+import { autoScalingAdapter, groupCapacityFrom } from '#shared/aws/autoscaling.ts';
+import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { componentTarget, groupTarget, policyOf, variantTarget } from '../control/policies.ts';
+import { awsError } from './fakes.ts';
+
+const asg = mockClient(AutoScalingClient);
+const aas = mockClient(ApplicationAutoScalingClient);
+const groups = autoScalingAdapter(() => new AutoScalingClient({ region: 'us-east-1' }));
+const scalers = appAutoScalingAdapter(() => new ApplicationAutoScalingClient({ region: 'us-east-1' }));
+beforeEach(() => {
+  asg.reset();
+  aas.reset();
+});
+
+const instance = (LifecycleState: string) => ({ InstanceId: 'i-1', LifecycleState }) as never;
+const group = (name: string, over: Record<string, unknown> = {}) =>
+  ({
+    AutoScalingGroupName: name,
+    DesiredCapacity: 3,
+    Instances: [instance('InService'), instance('Pending')],
+    ...over,
+  }) as never;
+
+describe('Auto Scaling adapter', () => {
+  it('counts only InService instances as ready', () => {
+    expect(groupCapacityFrom(group('g'))).toEqual({ desired: 3, ready: 1, status: 'InService' });
+  });
+
+  it.each([
+    {
+      case: 'a missing DesiredCapacity',
+      g: group('g', { DesiredCapacity: undefined }),
+      message: 'DescribeAutoScalingGroups g.DesiredCapacity is missing',
+    },
+    {
+      case: 'a missing instance list',
+      g: group('g', { Instances: undefined }),
+      message: 'DescribeAutoScalingGroups g.Instances is missing',
+    },
+  ])('rejects $case', ({ g, message }) => {
+    expect(() => groupCapacityFrom(g)).toThrow(message);
+  });
+
+  it('asks for 60 groups in two calls of at most 50 names, following NextToken', async () => {
+    const names = Array.from({ length: 60 }, (_, i) => `g${i}`);
+    asg
+      .on(DescribeAutoScalingGroupsCommand)
+      .resolvesOnce({ AutoScalingGroups: [group('g0')], NextToken: 'n' })
+      .resolvesOnce({ AutoScalingGroups: [group('g1')] })
+      .resolvesOnce({ AutoScalingGroups: [group('g59')] });
+    const found = await groups.groupCapacities('us-east-1', names);
+    expect([...found.keys()]).toEqual(['g0', 'g1', 'g59']);
+    expect(
+      asg
+        .commandCalls(DescribeAutoScalingGroupsCommand)
+        .map((c) => [c.args[0].input.AutoScalingGroupNames?.length, c.args[0].input.NextToken]),
+    ).toEqual([
+      [50, undefined],
+      [50, 'n'],
+      [10, undefined],
+    ]);
+  });
+
+  it('sets capacity without honouring the group cooldown (Governor keeps its own)', async () => {
+    asg.on(SetDesiredCapacityCommand).resolves({});
+    expect(await groups.setDesiredCapacity('us-east-1', 'g', 4)).toEqual({ status: 'applied' });
+    expect(asg.commandCalls(SetDesiredCapacityCommand)[0]!.args[0].input).toEqual({
+      AutoScalingGroupName: 'g',
+      DesiredCapacity: 4,
+      HonorCooldown: false,
+    });
+  });
+
+  it('a scaling activity in progress is busy, not a failure', async () => {
+    asg.on(SetDesiredCapacityCommand).rejects(awsError('ScalingActivityInProgressFault'));
+    expect(await groups.setDesiredCapacity('us-east-1', 'g', 4)).toMatchObject({ status: 'busy' });
+  });
+});
+
+describe('Application Auto Scaling adapter', () => {
+  const [variant, component, grp] = policyOf(variantTarget(), componentTarget(), groupTarget())
+    .targets as TargetPolicy[];
+
+  it.each([
+    {
+      case: 'a variant',
+      t: variant!,
+      ref: {
+        resourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+        dimension: 'sagemaker:variant:DesiredInstanceCount',
+      },
+    },
+    {
+      case: 'an inference component',
+      t: component!,
+      ref: {
+        resourceId: 'inference-component/embedder-ic',
+        dimension: 'sagemaker:inference-component:DesiredCopyCount',
+      },
+    },
+    { case: 'a group (not an Application Auto Scaling resource)', t: grp!, ref: null },
+  ])('the resource id of $case', ({ t, ref }) => {
+    expect(scalableRef(t)).toEqual(ref);
+  });
+
+  it('finds registered targets that still scale, skipping suspended ones, in one call', async () => {
+    const v = scalableRef(variant!)!;
+    const c = scalableRef(component!)!;
+    aas.on(DescribeScalableTargetsCommand).resolves({
+      ScalableTargets: [
+        {
+          ServiceNamespace: 'sagemaker',
+          ResourceId: v.resourceId,
+          ScalableDimension: v.dimension,
+          MinCapacity: 1,
+          MaxCapacity: 4,
+          RoleARN: 'r',
+          CreationTime: new Date(),
+        },
+        {
+          ServiceNamespace: 'sagemaker',
+          ResourceId: c.resourceId,
+          ScalableDimension: c.dimension,
+          MinCapacity: 0,
+          MaxCapacity: 4,
+          RoleARN: 'r',
+          CreationTime: new Date(),
+          SuspendedState: { DynamicScalingInSuspended: true, DynamicScalingOutSuspended: true },
+        },
+      ],
+    });
+    expect([...(await scalers.activeScalableTargets('us-east-1', [v, c]))]).toEqual([v.resourceId]);
+    expect(aas.commandCalls(DescribeScalableTargetsCommand)[0]!.args[0].input).toEqual({
+      ServiceNamespace: 'sagemaker',
+      ResourceIds: [v.resourceId, c.resourceId],
+      NextToken: undefined,
+    });
+  });
+
+  it('lists policy names across pages', async () => {
+    aas
+      .on(DescribeScalingPoliciesCommand)
+      .resolvesOnce({ ScalingPolicies: [{ PolicyName: 'a' } as never], NextToken: 'n' })
+      .resolvesOnce({ ScalingPolicies: [{ PolicyName: 'b' } as never] });
+    expect(await scalers.policyNames('us-east-1', scalableRef(variant!)!)).toEqual(['a', 'b']);
+  });
+
+  it('suspends dynamic scaling in and out, leaving min, max and policies alone', async () => {
+    aas.on(RegisterScalableTargetCommand).resolves({});
+    await scalers.suspendDynamicScaling('us-east-1', scalableRef(variant!)!);
+    expect(aas.commandCalls(RegisterScalableTargetCommand)[0]!.args[0].input).toEqual({
+      ServiceNamespace: 'sagemaker',
+      ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+      SuspendedState: { DynamicScalingInSuspended: true, DynamicScalingOutSuspended: true },
+    });
+  });
+});

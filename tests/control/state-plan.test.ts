@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '#shared/control/config.ts';
+import { type PlanContext, planFor } from '#shared/control/plan.ts';
+import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/control/records.ts';
+import { carriedPending, decodeState, effectiveDesired, type Pending } from '#shared/control/state.ts';
+import { type Decision, initialState } from '#shared/engine/types.ts';
+import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { componentTarget, groupTarget, policyOf, variantTarget } from './policies.ts';
+
+const NOW = Date.parse('2025-06-02T12:00:00Z');
+const [variant, component, group] = policyOf(
+  variantTarget(),
+  componentTarget(),
+  groupTarget({ onConflictingScaler: 'suspend' }),
+).targets as [TargetPolicy, TargetPolicy, TargetPolicy];
+
+describe('decodeState', () => {
+  const engine = { ...initialState(), outStreak: 2 };
+  it.each([
+    {
+      case: 'no item yet means no version and the initial engine',
+      item: undefined,
+      expected: { version: null, engine: undefined, problems: [] },
+    },
+    {
+      case: 'a full item decodes version and engine',
+      item: { pk: 'TARGET#a', sk: 'STATE', version: 7, engine },
+      expected: { version: 7, engine, problems: [] },
+    },
+    {
+      case: 'an item only the forecast wrote has no version yet',
+      item: { pk: 'TARGET#a', sk: 'STATE', forecastFloor: { capacity: 3, quantile: 'p90' } },
+      expected: { version: null, forecastFloor: { capacity: 3, quantile: 'p90' } },
+    },
+    {
+      case: 'an expired forecast floor is not used',
+      item: {
+        version: 1,
+        forecastFloor: { capacity: 3, quantile: 'p90', validUntil: '2025-06-02T11:00:00Z' },
+      },
+      expected: { forecastFloor: undefined },
+    },
+    {
+      case: 'a corrupt engine map is set aside with a problem, not fatal',
+      item: { version: 3, engine: { version: 1, outStreak: -1 } },
+      expected: { version: 3, engine: undefined },
+    },
+  ])('$case', ({ item, expected }) => {
+    expect(decodeState(item, NOW)).toMatchObject(expected);
+  });
+
+  it('names what it set aside', () => {
+    const state = decodeState({ version: 3, engine: { version: 2 }, pending: { at: 'soon' } }, NOW);
+    expect(state.problems.map((p) => p.split(':')[0])).toEqual([
+      'engine state set aside (restarting from the initial state)',
+      'pending change set aside',
+    ]);
+  });
+
+  it('a version that is not a whole number fails loudly: the conditional writes depend on it', () => {
+    expect(() => decodeState({ version: '7' }, NOW)).toThrow(/state item is malformed: version/);
+  });
+});
+
+describe('pending changes', () => {
+  const pending: Pending = { decisionId: 'd1', desiredCapacity: 6, previousCapacity: 4, at: NOW };
+  const window = 180_000;
+  it.each([
+    {
+      case: 'a change just started and not yet visible counts as the desired capacity',
+      live: 4,
+      now: NOW + 10_000,
+      expected: 6,
+    },
+    { case: 'once the live API shows it, the live value is used', live: 6, now: NOW + 10_000, expected: 6 },
+    {
+      case: 'after the window the live capacity is believed again',
+      live: 4,
+      now: NOW + 180_000,
+      expected: 4,
+    },
+  ])('$case', ({ live, now, expected }) => {
+    expect(effectiveDesired(live, pending, now, window)).toBe(expected);
+  });
+
+  it.each([
+    { case: 'is carried while still in flight', live: 4, now: NOW + 60_000, carried: pending },
+    { case: 'is dropped once applied', live: 6, now: NOW + 60_000, carried: undefined },
+    { case: 'is dropped after the window', live: 4, now: NOW + 200_000, carried: undefined },
+  ])('a pending change $case', ({ live, now, carried }) => {
+    expect(carriedPending(pending, live, now, window)).toEqual(carried);
+  });
+});
+
+const decision = (
+  action: Decision['action'],
+  current = 4,
+  desired = action === 'hold' ? 4 : 6,
+): Decision => ({
+  targetId: 'x',
+  at: NOW,
+  action,
+  currentCapacity: current,
+  desiredCapacity: desired,
+  reasons: ['ScaleOutBreach'],
+  message: '',
+  signals: [],
+  panic: false,
+});
+const ctx = (over: Partial<PlanContext> = {}): PlanContext => ({
+  mode: 'active',
+  killSwitch: false,
+  conflict: null,
+  status: 'InService',
+  homeRegion: 'us-east-1',
+  ...over,
+});
+const conflict = {
+  resourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+  scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+  policyNames: ['tt'],
+};
+
+describe('planFor: what happens to a decision', () => {
+  it.each([
+    {
+      case: 'shadow mode records and persists, never acts',
+      d: decision('scale-out'),
+      t: variant,
+      c: ctx({ mode: 'shadow', killSwitch: true }),
+      plan: { kind: 'record', outcome: 'shadow', persist: true },
+    },
+    {
+      case: 'the kill switch stops a scale-out without persisting it',
+      d: decision('scale-out'),
+      t: variant,
+      c: ctx({ killSwitch: true }),
+      plan: { kind: 'record', outcome: 'killed', persist: false },
+    },
+    {
+      case: 'under the kill switch a hold still advances the engine',
+      d: decision('hold'),
+      t: variant,
+      c: ctx({ killSwitch: true }),
+      plan: { kind: 'record', outcome: 'killed', persist: true },
+    },
+    {
+      case: 'a conflicting scaler with refuse is refused',
+      d: decision('scale-out'),
+      t: variant,
+      c: ctx({ conflict }),
+      plan: { kind: 'record', outcome: 'refused', persist: false },
+    },
+    {
+      case: 'a SageMaker target in another region is refused',
+      d: decision('scale-in', 4, 3),
+      t: variant,
+      c: ctx({ homeRegion: 'eu-west-1' }),
+      plan: { kind: 'record', outcome: 'refused' },
+    },
+    {
+      case: 'an Updating endpoint defers the change',
+      d: decision('scale-out'),
+      t: variant,
+      c: ctx({ status: 'Updating' }),
+      plan: { kind: 'record', outcome: 'deferred', persist: false },
+    },
+    {
+      case: 'an Updating endpoint does not defer a hold',
+      d: decision('hold'),
+      t: variant,
+      c: ctx({ status: 'Updating' }),
+      plan: { kind: 'record', outcome: 'applied', persist: true },
+    },
+    {
+      case: 'a variant change starts the state machine',
+      d: decision('scale-out'),
+      t: variant,
+      c: ctx(),
+      plan: { kind: 'act', via: 'state-machine', suspend: false },
+    },
+    {
+      case: 'a component change starts the state machine',
+      d: decision('scale-in', 4, 3),
+      t: component,
+      c: ctx(),
+      plan: { kind: 'act', via: 'state-machine' },
+    },
+    {
+      case: 'a group change is set directly',
+      d: decision('scale-out'),
+      t: group,
+      c: ctx({ homeRegion: 'eu-west-1' }),
+      plan: { kind: 'act', via: 'set-desired-capacity' },
+    },
+    {
+      case: 'with onConflictingScaler suspend, the scalers are suspended and the change made',
+      d: decision('scale-out'),
+      t: group,
+      c: ctx({ conflict }),
+      plan: { kind: 'act', suspend: true },
+    },
+    {
+      case: 'with suspend, a hold suspends the scalers too, so they stop fighting',
+      d: decision('hold'),
+      t: group,
+      c: ctx({ conflict }),
+      plan: { kind: 'record', outcome: 'applied', suspend: true },
+    },
+  ])('$case', ({ d, t, c, plan }) => {
+    expect(planFor(d, t, c)).toMatchObject(plan);
+  });
+
+  it('a refusal says which policies and how to fix it', () => {
+    expect(planFor(decision('scale-out'), variant, ctx({ conflict })).detail).toBe(
+      'Application Auto Scaling policies "tt" also scale endpoint/chat-llm-prod/variant/AllTraffic: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
+    );
+  });
+});
+
+describe('records', () => {
+  it('a decision id sorts by time and is a valid execution name', () => {
+    const id = newDecisionId(NOW, () => 0.5);
+    expect(id).toBe('20250602T120000000Z-80000000');
+    expect(id).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+  });
+
+  it('the audit item carries the contract keys and a TTL in epoch seconds', () => {
+    const record = {
+      decisionId: 'd1',
+      targetId: 'chat-llm',
+      at: '2025-06-02T12:00:00.000Z',
+    } as DecisionRecord;
+    expect(auditItem(record, 30)).toMatchObject({
+      pk: 'TARGET#chat-llm',
+      sk: 'DECISION#2025-06-02T12:00:00.000Z#d1',
+      expiresAt: NOW / 1000 + 30 * 86_400,
+    });
+  });
+
+  it.each([
+    {
+      case: 'a variant input names endpoint and variant',
+      t: variant,
+      extra: { kind: 'sagemaker-variant', endpointName: 'chat-llm-prod', variantName: 'AllTraffic' },
+    },
+    {
+      case: 'a component input names endpoint and component',
+      t: component,
+      extra: {
+        kind: 'sagemaker-inference-component',
+        endpointName: 'shared-gpu',
+        inferenceComponentName: 'embedder-ic',
+      },
+    },
+  ])('the state machine input: $case', ({ t, extra }) => {
+    expect(scaleTargetInput(t, 'd1', 6, 4, '2025-06-02T12:00:00.000Z')).toEqual({
+      decisionId: 'd1',
+      targetId: t.id,
+      desiredCapacity: 6,
+      previousCapacity: 4,
+      requestedAt: '2025-06-02T12:00:00.000Z',
+      ...extra,
+    });
+  });
+});
+
+describe('parseConfig', () => {
+  const env = {
+    POLICY_PARAMETER_NAME: '/governor/policy',
+    STATE_TABLE_NAME: 't',
+    SCALE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:s',
+    KILL_SWITCH_PARAMETER_NAME: '/governor/kill',
+  };
+  it('applies the documented defaults', () => {
+    expect(parseConfig(env)).toMatchObject({
+      GOVERNOR_MODE: 'shadow',
+      MAX_EVENT_AGE_SECONDS: 300,
+      AUDIT_TTL_DAYS: 30,
+      POLICY_CACHE_SECONDS: 60,
+    });
+  });
+  it.each([
+    {
+      case: 'a missing table name is named',
+      over: { STATE_TABLE_NAME: undefined },
+      message:
+        'invalid environment: STATE_TABLE_NAME is required: the DynamoDB table for target state and decision records',
+    },
+    {
+      case: 'an unknown mode is named',
+      over: { GOVERNOR_MODE: 'yolo' },
+      message: 'invalid environment: GOVERNOR_MODE must be "shadow" or "active"',
+    },
+    {
+      case: 'a non-numeric age is named',
+      over: { MAX_EVENT_AGE_SECONDS: 'five' },
+      message: 'invalid environment: MAX_EVENT_AGE_SECONDS must be a whole number of seconds',
+    },
+  ])('$case', ({ over, message }) => {
+    expect(() => parseConfig({ ...env, ...over })).toThrow(new ConfigError(message));
+  });
+});
