@@ -26,15 +26,16 @@ export function runBacktest(input: BacktestInput): BacktestResult {
   const oracleInstanceMinutes = oracle.reduce((a, b) => a + b, 0);
   const policies = buildPolicies({ scenario, work: workload.work }, target);
   const n = workload.work.length;
-  const runs = policies.map((policy, i) =>
-    simulate(policy, {
+  const { onProgress } = input;
+  const runs = policies.map((policy, i) => {
+    onProgress?.(policy.name, i / policies.length);
+    return simulate(policy, {
       scenario,
       workload,
       oracleInstanceMinutes,
-      onProgress:
-        input.onProgress && ((done) => input.onProgress!(policy.name, (i + done / n) / policies.length)),
-    }),
-  );
+      onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / policies.length)),
+    });
+  });
   let totalRequests = 0;
   let peak = 0;
   for (const r of workload.requests) {

@@ -1,0 +1,159 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '#shared/cli/io.ts';
+import { main } from '#shared/cli/main.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'governor-backtest-'));
+const write = (name: string, text: string) => writeFileSync(join(dir, name), text);
+
+// 90 minutes: a quiet hour, then a half-hour surge (peak 400).
+const minutes = Array.from({ length: 90 }, (_, m) => (m < 60 ? 100 + (m % 7) * 5 : 400 - (m % 5) * 10));
+write('ok.csv', ['minute,requests', ...minutes.map((r, m) => `${m},${r}`)].join('\n'));
+write('bad-header.csv', 'time,count\n0,1\n');
+write('negative.csv', 'minute,requests\n0,5\n1,-3\n');
+write('empty.csv', 'minute,requests\n');
+write('no-tokens.csv', 'minute,requests\n0,5\n1,6\n');
+write('bad-policy.yaml', 'version: 1\ntargets: []\n');
+
+function fakeIo(stderrIsTTY = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (l) => out.push(l), stderr: (l) => err.push(l), stderrIsTTY, cwd: dir };
+  return { io, out, err };
+}
+
+const backtest = async (args: string[], tty = false) => {
+  const { io, out, err } = fakeIo(tty);
+  const code = await main(['backtest', ...args], io);
+  return { code, out: out.join('\n'), err };
+};
+
+describe('governor backtest: bad input is one line and exit 2', () => {
+  it.each([
+    { case: 'no --trace', args: [], message: /--trace FILE is required/ },
+    {
+      case: 'a trace that does not exist',
+      args: ['--trace', 'nope.csv'],
+      message: /--trace nope\.csv: cannot read the file \(ENOENT\)/,
+    },
+    { case: 'a bad header', args: ['--trace', 'bad-header.csv'], message: /line 1: header is "time,count"/ },
+    { case: 'a negative count', args: ['--trace', 'negative.csv'], message: /line 3: requests is "-3"/ },
+    { case: 'an empty trace', args: ['--trace', 'empty.csv'], message: /no rows/ },
+    {
+      case: 'an invalid policy',
+      args: ['--trace', 'ok.csv', '--policy', 'bad-policy.yaml'],
+      message: /--policy bad-policy\.yaml: targets needs at least one target/,
+    },
+    {
+      case: 'a policy that does not exist',
+      args: ['--trace', 'ok.csv', '--policy', 'none.yaml'],
+      message: /--policy none\.yaml: cannot read/,
+    },
+    {
+      case: 'an unknown target',
+      args: ['--trace', 'ok.csv', '--target', 'nope'],
+      message: /--target nope is not in .*; its targets are chat-llm/,
+    },
+    {
+      case: 'a peak of 0 instances',
+      args: ['--trace', 'ok.csv', '--peak-instances', '0'],
+      message: /--peak-instances must be a number from 1 up, got "0"/,
+    },
+    {
+      case: 'a fractional cold start',
+      args: ['--trace', 'ok.csv', '--cold-start', '1.5'],
+      message: /--cold-start must be a whole number, got "1.5"/,
+    },
+    {
+      case: 'a price that is not a number',
+      args: ['--trace', 'ok.csv', '--price', 'abc'],
+      message: /--price must be a number from 0 up, got "abc"/,
+    },
+    {
+      case: 'an unknown option',
+      args: ['--trace', 'ok.csv', '--bogus'],
+      message: /Unknown option '--bogus'/,
+    },
+    {
+      case: 'token work on a trace without tokens',
+      args: ['--trace', 'no-tokens.csv', '--token-work'],
+      message: /has no token columns/,
+    },
+  ])('$case', async ({ args, message }) => {
+    const { code, out, err } = await backtest(args);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^governor backtest: /);
+    expect(err[0]).toMatch(message);
+  });
+});
+
+describe('governor backtest: output', () => {
+  it('prints one row per policy and the governor reason counts, with the bundled example policy', async () => {
+    const { code, out, err } = await backtest(['--trace', 'ok.csv']);
+    expect(code).toBe(0);
+    expect(err).toEqual([]);
+    const rows = out.split('\n');
+    for (const name of [
+      'governor',
+      'aws-target-tracking',
+      'aws-target-tracking-at-slo',
+      'k8s-hpa',
+      'static-peak',
+      'oracle',
+    ]) {
+      expect(rows.filter((r) => new RegExp(`^${name} +[\\d,]+\\.\\d `).test(r))).toHaveLength(1);
+    }
+    expect(out).toMatch(/^trace ok\.csv: 90 minutes/);
+    expect(out).toMatch(/governor decisions by reason: .*WithinBand/);
+    // 40 at peak for 90 minutes is 3600 instance-minutes = 60.0 instance-hours.
+    expect(rows.find((r) => r.startsWith('static-peak '))).toMatch(/^static-peak\s+60\.0\s/);
+  });
+
+  it('writes the JSON report with exactly the documented keys, creating its folder', async () => {
+    const { code } = await backtest(['--trace', 'ok.csv', '--json', 'out/deeper/r.json', '--price', '2']);
+    expect(code).toBe(0);
+    const json = JSON.parse(readFileSync(join(dir, 'out/deeper/r.json'), 'utf8'));
+    expect(Object.keys(json)).toEqual(['trace', 'scenario', 'policies']);
+    const keys = [
+      'name',
+      'instanceMinutes',
+      'costUsd',
+      'costVsOracle',
+      'violationMinutes',
+      'violationRatio',
+      'requestsInViolationRatio',
+      'scalingActions',
+    ];
+    expect(Object.keys(json.policies[0])).toEqual([...keys, 'reasonCounts']);
+    for (const p of json.policies.slice(1)) expect(Object.keys(p)).toEqual(keys);
+    expect(json.scenario.pricePerInstanceHour).toBe(2);
+    const peak = json.policies.find((p: { name: string }) => p.name === 'static-peak');
+    expect(peak).toMatchObject({ instanceMinutes: 3600, costUsd: 120, violationMinutes: 0 });
+  });
+
+  it('writes the HTML report from the same result', async () => {
+    const { code } = await backtest(['--trace', 'ok.csv', '--html', 'html/report.html']);
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, 'html/report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+  });
+
+  it.each([
+    { case: 'draws a progress bar on stderr when it is a terminal', tty: true, bar: true },
+    { case: 'keeps stderr clean when it is not', tty: false, bar: false },
+  ])('$case', async ({ tty, bar }) => {
+    const { err } = await backtest(['--trace', 'ok.csv'], tty);
+    expect(err.some((l) => l.includes('] 100 % done'))).toBe(bar);
+  });
+
+  it('warns when the metric delay makes a signal stale, and still runs', async () => {
+    const { code, err } = await backtest(['--trace', 'ok.csv', '--metric-delay', '3']);
+    expect(code).toBe(0);
+    expect(err.join('\n')).toMatch(
+      /invocationsPerInstance arrives 240 s old .* past its staleAfterSeconds 180/,
+    );
+  });
+});
