@@ -1,0 +1,62 @@
+/**
+ * Headless Chromium for the report's browser test: the system package at /usr/bin/chromium
+ * (Debian's `chromium`), driven by playwright-core, with everything that could reach the
+ * network at start-up turned off. When it is missing, a developer's run skips the browser test
+ * and says how to install it; a CI run (CI set) fails instead, as .ci/run installs it.
+ */
+import { accessSync, constants } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface ChromiumGate {
+  available: boolean;
+  /** True in CI without Chromium: the test file must fail, not skip. */
+  mustFail: boolean;
+  /** Why the browser tests do not run, or '' when they do. */
+  message: string;
+}
+
+const executable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export function chromiumGate(
+  env: NodeJS.ProcessEnv = process.env,
+  path = CHROMIUM_PATH,
+  exists = executable,
+): ChromiumGate {
+  if (exists(path)) return { available: true, mustFail: false, message: '' };
+  const missing = `Chromium is missing at ${path}`;
+  if (env.CI) {
+    return {
+      available: false,
+      mustFail: true,
+      message: `${missing}, and CI is set: .ci/run must install it (apt-get install -y chromium)`,
+    };
+  }
+  return {
+    available: false,
+    mustFail: false,
+    message: `${missing}: skipping the browser test (install it with: apt-get install -y chromium)`,
+  };
+}
+
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
