@@ -22,4 +22,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'backtest --trace FILE     replay a trace through every policy; table, --json, --html',
     load: async () => (await import('./backtest.ts')).backtestCommand,
   },
+  forecast: {
+    summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',
+    load: async () => (await import('./forecast.ts')).forecastCommand,
+  },
 };

@@ -1,0 +1,109 @@
+/**
+ * The point model in log space: seasonal profile (./seasonal.ts) + a day level that adapts
+ * (robust damped-trend Holt smoothing over the deseasonalized day levels) + the deviation of
+ * the last half hour from the model, decaying over the next hours. Fit and predict are pure.
+ */
+
+import { blockClass, fitSeasonal, type Seasonal, seasonalAt } from './seasonal.ts';
+import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
+import { median, robustScale } from './stats.ts';
+
+const P = BINS_PER_DAY;
+
+export interface ModelParams {
+  /** Weight of the newest day level in the smoothed level (0..1). */
+  levelAlpha: number;
+  /** Weight of the newest level change in the trend (0..1). */
+  trendBeta: number;
+  /** Trend damping per day: the trend adds b, then b x phi, ... (0.8 adds 1.8 b over two days). */
+  trendDamping: number;
+  /** The last half hour's deviation from the model decays by this factor per five-minute step. */
+  deviationDecay: number;
+}
+
+/** Defaults, chosen on synthetic series and the NASA trace (docs/forecast.md, "Tuning"). */
+export const DEFAULT_PARAMS: ModelParams = {
+  levelAlpha: 0.5,
+  trendBeta: 0.1,
+  trendDamping: 0.8,
+  deviationDecay: 0.98,
+};
+
+/** A trend beyond 10 % a day (log 0.1) is more likely an incident than growth: it is capped. */
+const MAX_TREND_PER_DAY = 0.1;
+/** Day-level surprises beyond 3 robust standard deviations enter the level clipped. */
+const LEVEL_CLIP_SIGMAS = 3;
+/** Bins (30 minutes) whose median deviation from the model is carried into the forecast. */
+const DEVIATION_BINS = 6;
+
+export interface Model {
+  seasonal: Seasonal;
+  /** Smoothed deseasonalized log level of the last day block. */
+  level: number;
+  /** Log change per day. */
+  trend: number;
+  /** Log deviation of the last half hour from the model (0 when unknown). */
+  deviation: number;
+  params: ModelParams;
+}
+
+const deseasonalizedLevels = (fit: Seasonal): Float64Array =>
+  fit.levels.map((l, r) => l - (fit.weekly ? fit.weekly[blockClass(fit.days - 1 - r)]! : 0));
+
+/** Robust damped Holt over day levels: a launch day enters clipped, a real shift within days. */
+function smoothLevel(d: Float64Array, params: ModelParams): { level: number; trend: number } {
+  const diffs = d.subarray(1).map((v, i) => v - d[i]!);
+  const limit = LEVEL_CLIP_SIGMAS * Math.max(robustScale(diffs) || 0, 0.02);
+  let level = Number.NaN;
+  let trend = 0;
+  for (const y of d) {
+    if (!Number.isFinite(y)) continue;
+    if (!Number.isFinite(level)) {
+      level = y;
+      continue;
+    }
+    const predicted = level + params.trendDamping * trend;
+    const err = Math.min(limit, Math.max(-limit, y - predicted));
+    level = predicted + params.levelAlpha * err;
+    trend = params.trendDamping * trend + params.trendBeta * err;
+    trend = Math.min(MAX_TREND_PER_DAY, Math.max(-MAX_TREND_PER_DAY, trend));
+  }
+  return { level: Number.isFinite(level) ? level : 0, trend };
+}
+
+/** Log forecast at k steps after the origin, before the deviation term. */
+function baseAt(model: Omit<Model, 'deviation'>, k: number): number {
+  const block = Math.floor(k / P);
+  let damp = 0;
+  let factor = 1;
+  for (let i = 0; i <= block; i++) {
+    factor *= model.params.trendDamping;
+    damp += factor;
+  }
+  const cls = blockClass(-(block + 1));
+  return model.level + model.trend * damp + seasonalAt(model.seasonal, cls, k % P);
+}
+
+/** Fits the model to z: whole day blocks of log demand, oldest first, ending at the origin. */
+export function fitModel(z: Float64Array, params: ModelParams = DEFAULT_PARAMS): Model {
+  const seasonal = fitSeasonal(z);
+  const { level, trend } = smoothLevel(deseasonalizedLevels(seasonal), params);
+  const partial = { seasonal, level, trend, params };
+  const recent = new Float64Array(DEVIATION_BINS);
+  for (let i = 0; i < DEVIATION_BINS; i++) {
+    const t = z.length - DEVIATION_BINS + i;
+    // The last block is "0 days back"; its fitted value uses the smoothed level, as a forecast would.
+    recent[i] = z[t]! - (level + seasonalAt(seasonal, 0, t % P));
+  }
+  const deviation = median(recent);
+  return { ...partial, deviation: Number.isFinite(deviation) ? deviation : 0 };
+}
+
+/** Log point forecast k five-minute steps after the origin (k = 0 is the first step). */
+export function predictLog(model: Model, k: number): number {
+  return baseAt(model, k) + model.deviation * model.params.deviationDecay ** (k + 1);
+}
+
+/** 'weekly' with a week of history or more (day-of-week levels and shapes), else 'daily'. */
+export const modelKind = (model: Model): 'daily' | 'weekly' =>
+  model.seasonal.days < DAYS_PER_WEEK ? 'daily' : 'weekly';
