@@ -47,13 +47,29 @@ export function formatReasonCounts(counts: PolicySummary['reasonCounts']): strin
   return entries.map(([code, n]) => `${code} ${whole.format(n)}`).join(', ');
 }
 
+/** The model options that are on, so a table never passes for the reference scenario when it is not. */
+function optionsBeyondReference({ scenario: s }: BacktestResult): string[] {
+  const on: string[] = [];
+  if (s.outputTokenWeight != null)
+    on.push(`token-aware work (an output token weighs ${s.outputTokenWeight} input tokens)`);
+  if (s.noiseSeed != null) on.push(`Poisson noise, seed ${s.noiseSeed}`);
+  if (s.warmPoolInstances) {
+    on.push(
+      `governor warm pool of ${s.warmPoolInstances} (warm start ${s.warmStartMinutes} min, idle at 5 %)`,
+    );
+  }
+  return on;
+}
+
 export function formatTable(result: BacktestResult): string {
   const { trace, scenario } = result;
   const header = [
     `trace ${trace.name}: ${whole.format(trace.minutes)} minutes (${span(trace.minutes)}), ${whole.format(trace.totalRequests)} requests, peak ${whole.format(trace.peakRequestsPerMinute)} per minute`,
     `scenario: ${scenario.peakInstances} instances at peak; one serves ${two.format(scenario.mu)} requests/min at the SLO (saturates at ${two.format(scenario.muSat ?? scenario.mu / scenario.sloUtilization)}); cold start ${scenario.coldStartMinutes} min, metric delay ${scenario.metricDelayMinutes} min, ${two.format(scenario.pricePerInstanceHour)} USD per instance-hour`,
-    '',
   ];
+  const extras = optionsBeyondReference(result);
+  if (extras.length > 0) header.push(`beyond the reference: ${extras.join('; ')}`);
+  header.push('');
   const lines = [...header, ...table(result.policies.map((p) => p.summary))];
   for (const p of result.policies) {
     if (p.summary.reasonCounts) {

@@ -149,6 +149,20 @@ describe('governor backtest: output', () => {
     expect(err.some((l) => l.includes('] 100 % done'))).toBe(bar);
   });
 
+  it.each([
+    {
+      case: 'says which options beyond the reference are on',
+      args: ['--noise-seed', '4', '--warm-pool', '3'],
+      line: /^beyond the reference: Poisson noise, seed 4; governor warm pool of 3/m,
+    },
+    { case: 'says nothing of them when none is', args: [], line: null },
+  ])('$case', async ({ args, line }) => {
+    const { code, out } = await backtest(['--trace', 'ok.csv', ...args]);
+    expect(code).toBe(0);
+    if (line) expect(out).toMatch(line);
+    else expect(out).not.toMatch(/beyond the reference/);
+  });
+
   it('warns when the metric delay makes a signal stale, and still runs', async () => {
     const { code, err } = await backtest(['--trace', 'ok.csv', '--metric-delay', '3']);
     expect(code).toBe(0);

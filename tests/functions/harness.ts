@@ -1,0 +1,249 @@
+/**
+ * The evaluate function wired to the real adapters over aws-sdk-client-mock: every SDK call is
+ * recorded in order as "Service.Command", and a small in-memory table answers the state store's
+ * Get/Update/Put with DynamoDB's conditional semantics (version checks), so replays assert the
+ * exact calls an event causes.
+ */
+import { readFileSync } from 'node:fs';
+import {
+  ApplicationAutoScalingClient,
+  DescribeScalableTargetsCommand,
+  DescribeScalingPoliciesCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
+import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
+import { createEvaluator, type EvaluatorDeps } from '#functions/evaluate/evaluate.ts';
+import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
+import { awsPorts } from '#functions/evaluate/ports.ts';
+import type { Telemetry } from '#functions/evaluate/telemetry.ts';
+import { createClients } from '#shared/aws/clients.ts';
+import { type Config, parseConfig } from '#shared/control/config.ts';
+import type { DecisionRecord } from '#shared/control/records.ts';
+
+export const CONFIG: Config = parseConfig({
+  POLICY_PARAMETER_NAME: '/governor/policy',
+  STATE_TABLE_NAME: 'governor-state',
+  SCALE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:governor-scale-target',
+  KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
+  GOVERNOR_MODE: 'active',
+  AWS_REGION: 'us-east-1',
+});
+
+export const EXAMPLE_POLICY = readFileSync('examples/policy.yaml', 'utf8');
+export const eventFile = (name: string): unknown => JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
+
+export interface CapturedTelemetry extends Telemetry {
+  lines: { level: string; message: string }[];
+  decisions: DecisionRecord[];
+  policyFailures: string[][];
+  successes: number;
+}
+
+export function captureTelemetry(): CapturedTelemetry {
+  const t: CapturedTelemetry = {
+    lines: [],
+    decisions: [],
+    policyFailures: [],
+    successes: 0,
+    info: (message) => t.lines.push({ level: 'info', message }),
+    warn: (message) => t.lines.push({ level: 'warn', message }),
+    error: (message) => t.lines.push({ level: 'error', message }),
+    decision: (record) => t.decisions.push(record),
+    policyLoadFailure: (problems) => t.policyFailures.push(problems),
+    invocationSucceeded: () => {
+      t.successes++;
+    },
+  };
+  return t;
+}
+
+/** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
+export type MetricValues = Record<string, number | undefined>;
+
+const conditionFailed = () =>
+  Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+
+/** DynamoDB semantics the state store relies on: strongly consistent Get, conditional Update. */
+export function fakeTable(ddb: AwsStub<object, object, object>) {
+  const items = new Map<string, Record<string, unknown>>();
+  const key = (k: { pk: string; sk: string }) => `${k.pk}|${k.sk}`;
+  ddb.on(GetCommand).callsFake(async (input) => ({ Item: structuredClone(items.get(key(input.Key))) }));
+  ddb.on(PutCommand).callsFake(async (input) => {
+    items.set(key(input.Item), structuredClone(input.Item));
+    return {};
+  });
+  ddb.on(UpdateCommand).callsFake(async (input) => {
+    const v = input.ExpressionAttributeValues as Record<string, unknown>;
+    const current = items.get(key(input.Key)) ?? { ...input.Key };
+    const exists = current.version !== undefined;
+    if (
+      input.ConditionExpression === 'attribute_not_exists(#version)'
+        ? exists
+        : current.version !== v[':expected']
+    ) {
+      throw conditionFailed();
+    }
+    const next: Record<string, unknown> = {
+      ...current,
+      version: v[':next'],
+      engine: v[':engine'],
+      updatedAt: v[':updatedAt'],
+      lastDecisionId: v[':decision'],
+    };
+    if (v[':pending'] === undefined) delete next.pending;
+    else next.pending = v[':pending'];
+    items.set(key(input.Key), structuredClone(next));
+    return {};
+  });
+  return {
+    items,
+    state: (targetId: string) => items.get(`TARGET#${targetId}|STATE`),
+    audits: () => [...items.entries()].filter(([k]) => k.includes('|DECISION#')).map(([, v]) => v),
+  };
+}
+
+export interface Harness {
+  evaluate: (raw: unknown, now: number) => ReturnType<ReturnType<typeof createEvaluator>>;
+  /** Every SDK call since the last take, in order, as "Service.Command". */
+  takeCalls: () => string[];
+  mocks: {
+    cw: AwsStub<object, object, object>;
+    sm: AwsStub<object, object, object>;
+    aas: AwsStub<object, object, object>;
+    asg: AwsStub<object, object, object>;
+    ddb: AwsStub<object, object, object>;
+    sfn: AwsStub<object, object, object>;
+    ssm: AwsStub<object, object, object>;
+  };
+  table: ReturnType<typeof fakeTable>;
+  telemetry: CapturedTelemetry;
+  parameters: Map<string, string>;
+  metricValues: MetricValues;
+  /** The minute (period start) the metric datapoints are stamped with. */
+  setMetricMinute: (iso: string) => void;
+}
+
+const SERVICE: [string, string][] = [
+  ['cw', 'CloudWatch'],
+  ['sm', 'SageMaker'],
+  ['aas', 'ApplicationAutoScaling'],
+  ['asg', 'AutoScaling'],
+  ['ddb', 'DynamoDB'],
+  ['sfn', 'StepFunctions'],
+  ['ssm', 'SSM'],
+];
+
+/** One mock per client class for the whole test file (mockClient stubs the class prototype). */
+const MOCKS = {
+  cw: mockClient(CloudWatchClient),
+  sm: mockClient(SageMakerClient),
+  aas: mockClient(ApplicationAutoScalingClient),
+  asg: mockClient(AutoScalingClient),
+  ddb: mockClient(DynamoDBDocumentClient),
+  sfn: mockClient(SFNClient),
+  ssm: mockClient(SSMClient),
+} as Harness['mocks'];
+
+export function harness(
+  options: {
+    deps?: Partial<EvaluatorDeps>;
+    endpoint?: { current: number; desired: number; status?: string };
+  } = {},
+): Harness {
+  const mocks = MOCKS;
+  for (const m of Object.values(mocks)) m.reset();
+  const table = fakeTable(mocks.ddb);
+  const parameters = new Map<string, string>([
+    [CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY],
+    [CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off'],
+  ]);
+  mocks.ssm.on(GetParameterCommand).callsFake(async (input) => {
+    const value = parameters.get(input.Name);
+    if (value === undefined) throw Object.assign(new Error('not found'), { name: 'ParameterNotFound' });
+    return { Parameter: { Name: input.Name, Value: value } };
+  });
+  const metricValues: MetricValues = {
+    InvocationsPerInstance: 84,
+    GPUUtilization: 70,
+    ModelLatency: 1_000_000,
+  };
+  let minute = new Date('2025-06-02T11:59:00Z');
+  mocks.cw.on(GetMetricDataCommand).callsFake(async (input) => ({
+    MetricDataResults: (input.MetricDataQueries as MetricDataQuery[]).map((q) => {
+      const value = metricValues[q.MetricStat!.Metric!.MetricName!];
+      return value === undefined
+        ? { Id: q.Id, Timestamps: [], Values: [], StatusCode: 'Complete' }
+        : { Id: q.Id, Timestamps: [minute], Values: [value], StatusCode: 'Complete' };
+    }),
+  }));
+  const endpoint = { status: 'InService', ...(options.endpoint ?? { current: 2, desired: 2 }) };
+  mocks.sm.on(DescribeEndpointCommand).callsFake(async () => ({
+    EndpointStatus: endpoint.status,
+    ProductionVariants: [
+      {
+        VariantName: 'AllTraffic',
+        CurrentInstanceCount: endpoint.current,
+        DesiredInstanceCount: endpoint.desired,
+      },
+    ],
+  }));
+  mocks.aas.on(DescribeScalableTargetsCommand).resolves({ ScalableTargets: [] });
+  mocks.aas.on(DescribeScalingPoliciesCommand).resolves({ ScalingPolicies: [] });
+  mocks.sfn.on(StartExecutionCommand).callsFake(async (input) => ({
+    executionArn: `${CONFIG.SCALE_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${input.name}`,
+    startDate: new Date(),
+  }));
+
+  const ports = awsPorts(
+    createClients({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    }),
+    CONFIG.STATE_TABLE_NAME,
+  );
+  const telemetry = captureTelemetry();
+  let ids = 0;
+  const evaluate = createEvaluator({
+    config: CONFIG,
+    ports,
+    telemetry,
+    policy: ssmPolicySource(
+      ports.parameters,
+      CONFIG.POLICY_PARAMETER_NAME,
+      CONFIG.POLICY_CACHE_SECONDS,
+      telemetry,
+    ),
+    newId: () => `d${++ids}`,
+    backoff: async () => {},
+    ...options.deps,
+  });
+  let seen = 0;
+  const takeCalls = () => {
+    const all = SERVICE.flatMap(([k, service]) =>
+      mocks[k as keyof Harness['mocks']].calls().map((c) => ({
+        id: c.callId,
+        name: `${service}.${(c.args[0] as object).constructor.name.replace(/Command$/, '')}`,
+      })),
+    ).sort((a, b) => a.id - b.id);
+    const fresh = all.slice(seen).map((c) => c.name);
+    seen = all.length;
+    return fresh;
+  };
+  return {
+    evaluate,
+    takeCalls,
+    mocks,
+    table,
+    telemetry,
+    parameters,
+    metricValues,
+    setMetricMinute: (iso) => {
+      minute = new Date(iso);
+    },
+  };
+}

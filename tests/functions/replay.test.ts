@@ -1,0 +1,381 @@
+/**
+ * Event replays: recorded events (events/*.json) through the evaluate function with the real
+ * adapters over aws-sdk-client-mock, asserting the exact AWS calls each one makes, including no
+ * call at all for foreign, stale, malformed and duplicate events.
+ */
+import {
+  DescribeScalableTargetsCommand,
+  DescribeScalingPoliciesCommand,
+  RegisterScalableTargetCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { describe, expect, it } from 'vitest';
+import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
+import { EventError } from '#shared/control/events.ts';
+import { initialState } from '#shared/engine/types.ts';
+import { CONFIG, EXAMPLE_POLICY, eventFile, harness } from './harness.ts';
+
+const at = (hhmmss: string) => Date.parse(`2025-06-02T${hhmmss}Z`);
+const STORM = { InvocationsPerInstance: 250, GPUUtilization: 95, ModelLatency: 1_500_000 };
+
+const READS = [
+  'CloudWatch.GetMetricData',
+  'SageMaker.DescribeEndpoint',
+  'ApplicationAutoScaling.DescribeScalableTargets',
+];
+const FIRST = ['SSM.GetParameter', 'SSM.GetParameter', ...READS]; // policy (cold), kill switch, batched reads
+
+describe('a replayed sequence of events', () => {
+  const h = harness();
+  Object.assign(h.metricValues, STORM);
+
+  it.each([
+    {
+      case: 'the first tick of a storm loads the policy, reads once, claims, starts the state machine, records',
+      file: 'scheduler-tick',
+      now: at('12:00:30'),
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Update', 'StepFunctions.StartExecution', 'DynamoDB.Put'],
+      outcome: ['chat-llm:started'],
+    },
+    {
+      case: 'the same tick delivered again is a duplicate: no call',
+      file: 'scheduler-tick',
+      now: at('12:00:31'),
+      calls: [],
+      ignored: 'DuplicateEvent',
+    },
+    {
+      case: 'an alarm Governor does not own: no call',
+      file: 'alarm-foreign',
+      now: at('12:00:40'),
+      calls: [],
+      ignored: 'ForeignAlarm',
+    },
+    {
+      case: 'a 20-minute-old alarm: no call',
+      file: 'alarm-stale',
+      now: at('12:00:40'),
+      calls: [],
+      ignored: 'StaleEvent',
+    },
+    {
+      case: 'an alarm naming an unmanaged endpoint: no call (policy cached)',
+      file: 'alarm-unmanaged-target',
+      now: at('12:00:41'),
+      calls: [],
+      ignored: 'UnmanagedTarget',
+    },
+    {
+      case: 'an alarm going back to OK: no call',
+      file: 'alarm-chat-llm-ok',
+      now: at('12:00:42'),
+      calls: [],
+      ignored: 'AlarmNotInAlarm',
+    },
+    {
+      case: 'an ALARM for the target re-reads everything, sees the change in flight and holds without a second start',
+      file: 'alarm-chat-llm-latency',
+      now: at('12:00:50'),
+      calls: ['SSM.GetParameter', ...READS, 'DynamoDB.Get', 'DynamoDB.Update', 'DynamoDB.Put'],
+      outcome: ['chat-llm:applied'],
+    },
+  ])('$case', async ({ file, now, calls, outcome, ignored }) => {
+    const report = await h.evaluate(eventFile(file), now);
+    expect(h.takeCalls()).toEqual(calls);
+    expect(report.ignored?.reason).toBe(ignored);
+    expect(report.records.map((r) => `${r.targetId}:${r.outcome}`)).toEqual(outcome ?? []);
+  });
+
+  it.each(['malformed-alarm-no-name', 'malformed-tick-time', 'malformed-unknown-detail-type'])(
+    'the malformed event %s throws an EventError and makes no call',
+    async (file) => {
+      await expect(h.evaluate(eventFile(file), at('12:00:55'))).rejects.toBeInstanceOf(EventError);
+      expect(h.takeCalls()).toEqual([]);
+    },
+  );
+
+  it('the storm decision is recorded with its inputs, reasons, action and the contract input of the state machine', () => {
+    const [storm, alarm] = h.telemetry.decisions;
+    expect(storm).toMatchObject({
+      decisionId: 'd1',
+      targetId: 'chat-llm',
+      mode: 'active',
+      trigger: { event: 'tick', eventId: '5e0f4c1a-7b52-4f5e-9c1d-2f7a8e6b9d01' },
+      decision: { action: 'scale-out', currentCapacity: 2, desiredCapacity: 6, reasons: ['PanicScaleOut'] },
+      inputs: {
+        capacity: { desired: 2, ready: 2, liveDesired: 2, status: 'InService' },
+        readings: {
+          invocationsPerInstance: { value: 250, timestamp: at('12:00:00') },
+          p95LatencyMs: { value: 1500, timestamp: at('12:00:00') },
+        },
+        killSwitch: false,
+        conflict: null,
+      },
+      action: { type: 'start-state-machine', executionName: 'd1', desiredCapacity: 6, previousCapacity: 2 },
+      outcome: 'started',
+    });
+    expect(JSON.parse(h.mocks.sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input.input!)).toEqual({
+      decisionId: 'd1',
+      targetId: 'chat-llm',
+      kind: 'sagemaker-variant',
+      endpointName: 'chat-llm-prod',
+      variantName: 'AllTraffic',
+      desiredCapacity: 6,
+      previousCapacity: 2,
+      requestedAt: '2025-06-02T12:00:30.000Z',
+    });
+    expect(h.mocks.sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input.name).toBe('d1');
+    expect(alarm).toMatchObject({
+      trigger: { event: 'alarm', alarmName: 'governor-chat-llm-p95-latency' },
+      inputs: { capacity: { desired: 6, liveDesired: 2 } },
+      decision: { action: 'hold', reasons: ['CapacityPending'] },
+    });
+  });
+
+  it('state and audit items follow the contract', () => {
+    expect(h.table.state('chat-llm')).toMatchObject({
+      pk: 'TARGET#chat-llm',
+      sk: 'STATE',
+      version: 2,
+      lastDecisionId: 'd2',
+      updatedAt: '2025-06-02T12:00:50.000Z',
+      pending: { decisionId: 'd1', desiredCapacity: 6, previousCapacity: 2, at: at('12:00:30') },
+    });
+    expect(h.table.audits().map((a) => [a.sk, a.outcome, a.expiresAt])).toEqual([
+      ['DECISION#2025-06-02T12:00:30.000Z#d1', 'started', at('12:00:30') / 1000 + 30 * 86_400],
+      ['DECISION#2025-06-02T12:00:50.000Z#d2', 'applied', at('12:00:50') / 1000 + 30 * 86_400],
+    ]);
+  });
+});
+
+describe('one storm tick under each condition', () => {
+  const tick = eventFile('scheduler-tick');
+  const NOW = at('12:00:30');
+  const registered = {
+    ScalableTargets: [
+      {
+        ServiceNamespace: 'sagemaker' as const,
+        ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+        ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
+        MinCapacity: 1,
+        MaxCapacity: 4,
+        RoleARN: 'arn:aws:iam::123456789012:role/aas',
+        CreationTime: new Date(0),
+      },
+    ],
+  };
+  const withPolicies = (h: ReturnType<typeof harness>) => {
+    h.mocks.aas.on(DescribeScalableTargetsCommand).resolves(registered);
+    h.mocks.aas
+      .on(DescribeScalingPoliciesCommand)
+      .resolves({ ScalingPolicies: [{ PolicyName: 'chat-tt' } as never] });
+    h.mocks.aas.on(RegisterScalableTargetCommand).resolves({});
+  };
+
+  it.each([
+    {
+      case: 'shadow mode decides, claims and records, and never starts anything',
+      setup: () => harness({ deps: { mode: 'shadow' } }),
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Update', 'DynamoDB.Put'],
+      outcome: 'shadow',
+    },
+    {
+      case: 'the kill switch stops the action and leaves the engine state unwritten',
+      setup: () => {
+        const h = harness();
+        h.parameters.set(CONFIG.KILL_SWITCH_PARAMETER_NAME, 'on');
+        return h;
+      },
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'killed',
+    },
+    {
+      case: 'an unreadable kill switch counts as on',
+      setup: () => {
+        const h = harness();
+        h.mocks.ssm.callsFake(async (input: { Name: string }) => {
+          if (input.Name === CONFIG.KILL_SWITCH_PARAMETER_NAME)
+            throw Object.assign(new Error('no'), { name: 'AccessDeniedException' });
+          return { Parameter: { Value: EXAMPLE_POLICY } };
+        });
+        return h;
+      },
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'killed',
+    },
+    {
+      case: 'an Updating endpoint defers the change to the next tick',
+      setup: () => harness({ endpoint: { current: 2, desired: 2, status: 'Updating' } }),
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'deferred',
+    },
+    {
+      case: 'a target scaled by Application Auto Scaling is refused with its policy named',
+      setup: () => {
+        const h = harness();
+        withPolicies(h);
+        return h;
+      },
+      calls: [...FIRST, 'ApplicationAutoScaling.DescribeScalingPolicies', 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'refused',
+    },
+    {
+      case: 'with onConflictingScaler suspend, dynamic scaling is suspended after the claim and before the start',
+      setup: () => {
+        const h = harness();
+        withPolicies(h);
+        h.parameters.set(
+          CONFIG.POLICY_PARAMETER_NAME,
+          EXAMPLE_POLICY.replace('    damping:', '    onConflictingScaler: suspend\n    damping:'),
+        );
+        return h;
+      },
+      calls: [
+        ...FIRST,
+        'ApplicationAutoScaling.DescribeScalingPolicies',
+        'DynamoDB.Get',
+        'DynamoDB.Update',
+        'ApplicationAutoScaling.RegisterScalableTarget',
+        'StepFunctions.StartExecution',
+        'DynamoDB.Put',
+      ],
+      outcome: 'started',
+    },
+    {
+      case: 'a failed start is recorded as failed and the claim is undone',
+      setup: () => {
+        const h = harness();
+        h.mocks.sfn
+          .on(StartExecutionCommand)
+          .rejects(Object.assign(new Error('not allowed'), { name: 'AccessDeniedException' }));
+        return h;
+      },
+      calls: [
+        ...FIRST,
+        'DynamoDB.Get',
+        'DynamoDB.Update',
+        'StepFunctions.StartExecution',
+        'DynamoDB.Update',
+        'DynamoDB.Put',
+      ],
+      outcome: 'failed',
+    },
+    {
+      case: 'metrics that cannot be read hold on NoData: nothing scales on data it does not have',
+      setup: () => {
+        const h = harness();
+        h.mocks.cw
+          .on(GetMetricDataCommand)
+          .rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+        return h;
+      },
+      calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Update', 'DynamoDB.Put'],
+      outcome: 'applied',
+    },
+  ])('$case', async ({ setup, calls, outcome }) => {
+    const h = setup();
+    Object.assign(h.metricValues, STORM);
+    const report = await h.evaluate(tick, NOW);
+    expect(h.takeCalls()).toEqual(calls);
+    expect(report.records.map((r) => r.outcome)).toEqual([outcome]);
+  });
+
+  it('a failed start leaves the engine state as it was before the decision', async () => {
+    const h = harness();
+    Object.assign(h.metricValues, STORM);
+    h.mocks.sfn
+      .on(StartExecutionCommand)
+      .rejects(Object.assign(new Error('not allowed'), { name: 'AccessDeniedException' }));
+    const [record] = (await h.evaluate(tick, NOW)).records;
+    expect(record?.detail).toBe('action failed: AccessDeniedException: not allowed');
+    expect(h.table.state('chat-llm')).toMatchObject({ version: 2, engine: initialState() });
+    expect(h.table.state('chat-llm')?.pending).toBeUndefined();
+  });
+
+  it('a calm tick makes exactly the reads of a storm tick: constant work', async () => {
+    const calm = harness();
+    await calm.evaluate(tick, NOW);
+    const calmCalls = calm.takeCalls();
+    const storm = harness();
+    Object.assign(storm.metricValues, STORM);
+    await storm.evaluate(tick, NOW);
+    expect(storm.takeCalls().filter((c) => c !== 'StepFunctions.StartExecution')).toEqual(calmCalls);
+    expect(calm.telemetry.decisions[0]?.decision?.reasons).toEqual(['WithinBand']);
+  });
+
+  it('the metric problem is logged, and the decision says NoData', async () => {
+    const h = harness();
+    h.mocks.cw
+      .on(GetMetricDataCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    const [record] = (await h.evaluate(tick, NOW)).records;
+    expect(record?.decision?.reasons).toEqual(['NoData']);
+    expect(h.telemetry.lines).toContainEqual({
+      level: 'warn',
+      message:
+        'metrics: GetMetricData in us-east-1 failed (ThrottlingException: Rate exceeded): its signals read as missing',
+    });
+  });
+});
+
+describe('the policy from SSM', () => {
+  it('an invalid update keeps the last good policy, logs every problem and counts a load failure', async () => {
+    const h = harness();
+    await h.evaluate(eventFile('scheduler-tick'), at('12:00:30'));
+    h.parameters.set(
+      CONFIG.POLICY_PARAMETER_NAME,
+      EXAMPLE_POLICY.replace('maxCapacity: 80', 'maxCapacity: 0').replace('target: 84', 'target: -1'),
+    );
+    const tick2 = { ...(eventFile('scheduler-tick') as object), id: 'tick-2', time: '2025-06-02T12:01:30Z' };
+    const report = await h.evaluate(tick2, at('12:01:31'));
+    expect(report.records.map((r) => r.outcome)).toEqual(['applied']);
+    expect(h.telemetry.policyFailures).toEqual([
+      [
+        '/governor/policy: targets[0].scaling.maxCapacity must be at least 1',
+        '/governor/policy: targets[0].signals[0].target must be greater than 0',
+      ],
+    ]);
+  });
+
+  it('the policy is re-read only after POLICY_CACHE_SECONDS', async () => {
+    const h = harness();
+    const tickAt = (id: string, iso: string) => ({
+      ...(eventFile('scheduler-tick') as object),
+      id,
+      time: iso,
+    });
+    await h.evaluate(tickAt('a', '2025-06-02T12:00:00Z'), at('12:00:01'));
+    await h.evaluate(tickAt('b', '2025-06-02T12:00:59Z'), at('12:01:00'));
+    await h.evaluate(tickAt('c', '2025-06-02T12:01:01Z'), at('12:01:01'));
+    const ssmCalls = h.mocks.ssm.calls().map((c) => (c.args[0].input as { Name: string }).Name);
+    expect(ssmCalls).toEqual([
+      '/governor/policy',
+      '/governor/kill-switch',
+      '/governor/kill-switch',
+      '/governor/policy',
+      '/governor/kill-switch',
+    ]);
+  });
+
+  it('with no valid policy at all the invocation fails and nothing else is called', async () => {
+    const h = harness();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, 'version: 2');
+    await expect(h.evaluate(eventFile('scheduler-tick'), at('12:00:30'))).rejects.toBeInstanceOf(
+      PolicyUnavailableError,
+    );
+    expect(h.takeCalls()).toEqual(['SSM.GetParameter']);
+    expect(h.telemetry.policyFailures).toEqual([
+      ['/governor/policy: version must be one of 1', '/governor/policy: targets is required (array)'],
+    ]);
+  });
+
+  it('a failed invocation forgets the event id, so the retry is evaluated', async () => {
+    const h = harness();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, 'version: 2');
+    await expect(h.evaluate(eventFile('scheduler-tick'), at('12:00:30'))).rejects.toThrow();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY);
+    const report = await h.evaluate(eventFile('scheduler-tick'), at('12:01:31'));
+    expect(report.records.map((r) => r.outcome)).toEqual(['applied']);
+  });
+});
