@@ -16,6 +16,7 @@ import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagema
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MetadataBearer } from '@smithy/types';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { createEvaluator, type EvaluatorDeps } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
@@ -65,11 +66,13 @@ export function captureTelemetry(): CapturedTelemetry {
 /** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
 export type MetricValues = Record<string, number | undefined>;
 
+type Stub = AwsStub<object, MetadataBearer, unknown>;
+
 const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
 /** DynamoDB semantics the state store relies on: strongly consistent Get, conditional Update. */
-export function fakeTable(ddb: AwsStub<object, object, object>) {
+export function fakeTable(ddb: Stub) {
   const items = new Map<string, Record<string, unknown>>();
   const key = (k: { pk: string; sk: string }) => `${k.pk}|${k.sk}`;
   ddb.on(GetCommand).callsFake(async (input) => ({ Item: structuredClone(items.get(key(input.Key))) }));
@@ -112,13 +115,13 @@ export interface Harness {
   /** Every SDK call since the last take, in order, as "Service.Command". */
   takeCalls: () => string[];
   mocks: {
-    cw: AwsStub<object, object, object>;
-    sm: AwsStub<object, object, object>;
-    aas: AwsStub<object, object, object>;
-    asg: AwsStub<object, object, object>;
-    ddb: AwsStub<object, object, object>;
-    sfn: AwsStub<object, object, object>;
-    ssm: AwsStub<object, object, object>;
+    cw: Stub;
+    sm: Stub;
+    aas: Stub;
+    asg: Stub;
+    ddb: Stub;
+    sfn: Stub;
+    ssm: Stub;
   };
   table: ReturnType<typeof fakeTable>;
   telemetry: CapturedTelemetry;
@@ -226,7 +229,8 @@ export function harness(
   const takeCalls = () => {
     const all = SERVICE.flatMap(([k, service]) =>
       mocks[k as keyof Harness['mocks']].calls().map((c) => ({
-        id: c.callId,
+        // sinon numbers every spy call across all stubs: the global order of the SDK calls.
+        id: (c as unknown as { callId: number }).callId,
         name: `${service}.${(c.args[0] as object).constructor.name.replace(/Command$/, '')}`,
       })),
     ).sort((a, b) => a.id - b.id);
