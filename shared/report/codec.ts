@@ -1,15 +1,15 @@
 /**
  * Compact encoding of the report's per-minute series. A 27-day trace has ~40,000 minutes and a
  * report carries ~20 series (demand, oracle, forecast, three per policy): as plain JSON that is
- * ~2.5 MB; encoded here it is ~60 kB for the demand and a few hundred bytes for a capacity
- * series, with nothing downsampled. The browser decodes it with `decodeSeries` (bundled into
- * the page from this very module), so both sides share one tested implementation.
+ * ~2.5 MB; encoded here the NASA trace's demand takes 57 kB and a policy's capacity 8-20 kB (a
+ * flat one a few bytes), with nothing downsampled. The browser decodes with `decodeSeries`,
+ * bundled into the page from this very module, so both sides share one tested implementation.
  *
  * Scheme: values are quantized to `decimals` (integers stay exact), delta-coded, and each
  * delta written as a varint token `zigzag(delta) * 2 + run`; when `run` is 1 the next varint
- * holds how many times the delta repeats, minus `MIN_RUN`. Capacity series
- * are flat for hours, so a day of constant capacity costs 2-3 bytes; demand, whose minute-to-
- * minute deltas are mostly under 32, costs about 1 byte a minute. Bytes are base64 text.
+ * holds how many times the delta repeats, minus `MIN_RUN`. Capacity holds for minutes to hours,
+ * so a constant stretch costs 2-3 bytes; demand, whose minute-to-minute deltas are mostly
+ * under 32, costs about 1 byte a minute. Bytes are base64 text.
  */
 
 export interface EncodedSeries {

@@ -1,7 +1,7 @@
 /**
- * Governor's decisions, packed for the page. A 27-day NASA run makes ~3,700 decisions whose
+ * Governor's decisions, packed for the page. A 27-day NASA run makes ~3,400 decisions whose
  * messages differ only in their numbers ("Scale out from 8 to 11 instances: ... at 105 is
- * 1.25x its target of 84."): as JSON they take ~670 kB, packed ~150 kB. A message becomes a
+ * 1.25x its target of 84."): as JSON they take ~620 kB, packed ~130 kB (9 templates). A message becomes a
  * template (its text between numbers, stored once) and its numbers as written ("1.25", "0.50":
  * kept as text, so the message comes back character for character); reason codes and actions
  * become indices. Pure; the page unpacks with `unpackDecision` from this module.
