@@ -41,9 +41,25 @@ function clampDesired(wanted: number, scenario: Scenario, name: string): number 
   return Math.min(scenario.maxCapacity, Math.max(scenario.minCapacity, wanted));
 }
 
+/**
+ * Steps 4 to 6 for minute m: bills the fleet, records a violation, and returns the backlog
+ * carried into the next minute.
+ */
+function serve(m: number, fleet: Fleet, backlog: number, input: SimulationInput, tally: Tally): number {
+  const { workload, scenario } = input;
+  const { ready } = fleet;
+  tally.instanceMinutes += ready + fleet.pending + fleet.filling + WARM_IDLE_COST * fleet.warmIdle;
+  const work = workload.work[m]!;
+  if (work + backlog > ready * scenario.mu * (1 + EPSILON)) {
+    tally.violationMinutes.push(m);
+    tally.requestsInViolation += workload.requests[m]!;
+  }
+  const left = backlog + work - ready * scenario.muSat;
+  return left <= ready * scenario.muSat * EPSILON ? 0 : left;
+}
+
 export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
   const { scenario, workload } = input;
-  const { mu, muSat } = scenario;
   const n = workload.work.length;
   const fleet = new Fleet({
     initialReady: policy.initialReady ?? scenario.initialInstances,
@@ -52,7 +68,7 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
     warmPoolSize: policy.warmPoolSize ?? 0,
   });
   const feed = new MetricsFeed(scenario.metricDelayMinutes);
-  const curve = { muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
+  const curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
   const series = {
     ready: new Array<number>(n),
     provisioned: new Array<number>(n),
@@ -71,25 +87,20 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
       metrics: feed,
     };
     if (fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m)) tally.actions++;
+    const backlogOut = serve(m, fleet, backlog, input, tally);
     const { ready } = fleet;
-    const billed = ready + fleet.pending + fleet.filling;
-    tally.instanceMinutes += billed + WARM_IDLE_COST * fleet.warmIdle;
-    const work = workload.work[m]!;
-    if (work + backlog > ready * mu * (1 + EPSILON)) {
-      tally.violationMinutes.push(m);
-      tally.requestsInViolation += workload.requests[m]!;
-    }
-    let backlogOut = backlog + work - ready * muSat;
-    if (backlogOut <= ready * muSat * EPSILON) backlogOut = 0;
-    feed.record(
-      datapointFor(
-        { minute: m, requests: workload.requests[m]!, work, ready, backlogIn: backlog, backlogOut },
-        curve,
-      ),
-    );
+    const minute = {
+      minute: m,
+      requests: workload.requests[m]!,
+      work: workload.work[m]!,
+      ready,
+      backlogIn: backlog,
+      backlogOut,
+    };
+    feed.record(datapointFor(minute, curve));
     backlog = backlogOut;
     series.ready[m] = ready;
-    series.provisioned[m] = billed;
+    series.provisioned[m] = ready + fleet.pending + fleet.filling;
     series.warmPool[m] = fleet.warmIdle;
     if (input.onProgress && (m + 1) % PROGRESS_EVERY === 0) input.onProgress(m + 1);
   }
