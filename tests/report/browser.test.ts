@@ -243,6 +243,28 @@ describe.skipIf(!gate.available)(title, () => {
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).pwned)).toBeUndefined();
   });
 
+  it('draws a bare result too: one baseline policy, no forecast, no decisions, an hour long', async () => {
+    const bare = syntheticResult({ minutes: 60, policyNames: ['hpa'], forecast: false, governed: false });
+    const file = join(dir, 'bare.html');
+    writeFileSync(file, renderHtmlReport(bare));
+    const other = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const problems: string[] = [];
+    other.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    other.on('pageerror', (e) => problems.push(e.message));
+    await other.goto(pathToFileURL(file).href);
+    await other.waitForSelector('html[data-report="ready"]', { timeout: 10_000 });
+    const main = await look(other, '#chart-main canvas', [colorOf(0)]);
+    expect(main.hits[colorOf(0)]).toBeGreaterThan(50);
+    expect(await other.locator('#decision-log-table').count()).toBe(0);
+    expect(await other.locator('#layer-toggles label').allTextContents()).toEqual([
+      'billed capacity (ready + starting)',
+    ]);
+    expect(problems).toEqual([]);
+    await other.close();
+  });
+
   it('fetches nothing besides the report file itself', () => {
     expect(requests).toEqual([url]);
   });

@@ -11,6 +11,8 @@ export interface FixtureOptions {
   policyNames?: string[];
   message?: string;
   forecast?: boolean;
+  /** Whether the first policy is Governor, with decisions and reason counts (default true). */
+  governed?: boolean;
 }
 
 const PEAK_INSTANCES = 40;
@@ -117,7 +119,7 @@ export function syntheticResult(options: FixtureOptions = {}): BacktestResult {
         message,
       );
     const [lag, headroom] = shapes[i % (shapes.length - 1)]!;
-    return follower(name, oracle, demand, mu, lag, headroom, i === 0, message);
+    return follower(name, oracle, demand, mu, lag, headroom, i === 0 && options.governed !== false, message);
   });
   return {
     trace: {

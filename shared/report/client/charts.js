@@ -140,6 +140,7 @@ export function mainChart(model, el, width, hooks) {
 
 /** One row per policy: its name and violation count above, a bar per run of violating minutes. */
 function paintViolations(u, model, visible) {
+  if (model.policies.length === 0) return;
   const { ctx } = u;
   const { left, top, width, height } = u.bbox;
   const px = uPlot.pxRatio;
@@ -180,7 +181,7 @@ const blankAxis = {
 };
 
 export function violationChart(model, el, width, visible, hooks) {
-  const n = model.policies.length;
+  const n = Math.max(1, model.policies.length);
   const opts = {
     width,
     height: ROW_HEIGHT * n + 48,

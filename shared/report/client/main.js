@@ -80,6 +80,28 @@ function buildControls(model, state, apply) {
   }
 }
 
+function zoomButtons(model, zoomTo) {
+  const zoom = $('zoom-buttons');
+  button(zoom, 'Whole trace', () => zoomTo(0, model.minutes - 1));
+  button(zoom, 'Busiest day', () => zoomTo(...model.busiestDay));
+  const first = model.policies[0];
+  if (first?.worstDay) button(zoom, `${first.name}: most violations`, () => zoomTo(...first.worstDay));
+}
+
+/** Refills the decision log for a chart's x range; a no-op when the page has no log. */
+function decisionLog(model, shown, zoomTo) {
+  const table = $('decision-log-table');
+  return (u) => {
+    if (table)
+      fillLog(
+        table,
+        $('decision-log-caption'),
+        decisionsIn(model, shown, u.scales.x.min, u.scales.x.max),
+        zoomTo,
+      );
+  };
+}
+
 function start() {
   const model = readModel(JSON.parse($('report-data').textContent));
   const state = initialState(model);
@@ -91,12 +113,8 @@ function start() {
   const charts = [];
   const zoomTo = (min, max) =>
     charts[0].setScale('x', { min: Math.max(0, min), max: Math.min(model.minutes - 1, max) });
-  const logTable = $('decision-log-table');
-  const updateLog = (u) => {
-    if (!logTable) return;
-    const hits = decisionsIn(model, shown, u.scales.x.min, u.scales.x.max);
-    fillLog(logTable, $('decision-log-caption'), hits, zoomTo);
-  };
+  const updateLog = decisionLog(model, shown, zoomTo);
+  // Zooming either chart zooms the other; the log follows the main chart.
   const syncX = (u, key) => {
     if (key !== 'x') return;
     const { min, max } = u.scales.x;
@@ -111,17 +129,12 @@ function start() {
   });
   const strip = violationChart(model, $('chart-violations'), width(), shown, { setScale: [syncX] });
   charts.push(main.u, strip);
-  const apply = (change) => {
+  buildControls(model, state, (change) => {
     change();
     applyState(main, strip, state);
     updateLog(main.u);
-  };
-  buildControls(model, state, apply);
-  const zoom = $('zoom-buttons');
-  button(zoom, 'Whole trace', () => zoomTo(0, model.minutes - 1));
-  button(zoom, 'Busiest day', () => zoomTo(...model.busiestDay));
-  const first = model.policies[0];
-  if (first?.worstDay) button(zoom, `${first.name}: most violations`, () => zoomTo(...first.worstDay));
+  });
+  zoomButtons(model, zoomTo);
   window.addEventListener('resize', () => {
     for (const c of charts) c.setSize({ width: width(), height: c.height });
   });
