@@ -1,0 +1,182 @@
+/**
+ * Runs statemachines/scale-target.asl.json in aws-local-stepfunctions against a scripted fake of
+ * the AWS APIs its Tasks call. Each Task's Resource (aws-sdk:sagemaker:describeEndpoint, ...)
+ * is answered by the fake method of that API, so every Task of the definition is covered
+ * without naming states here. Waits and retry pauses are overridden to 0 ms: a run takes
+ * milliseconds even when it polls sixty times.
+ */
+import { readFileSync } from 'node:fs';
+import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { allStates, substitute } from '#shared/deploy/asl.ts';
+
+export const DEFINITION_PATH = 'statemachines/scale-target.asl.json';
+export const TABLE = 'governor-state-test';
+/** What `at` is in every outcome item: the Context Object's State.EnteredTime, fixed here. */
+export const ENTERED_TIME = '2025-06-01T12:00:00.000Z';
+
+export const definition = (): Record<string, unknown> =>
+  JSON.parse(
+    substitute(readFileSync(DEFINITION_PATH, 'utf8'), { StateTableName: TABLE, MetricNamespace: 'Governor' }),
+  );
+
+/** An AWS error as Step Functions names it for aws-sdk integrations: Service.ErrorException. */
+export function awsError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+type Answer = Record<string, unknown> | Error;
+
+/** A scripted API: answers in order, the last one repeating. */
+export class Script {
+  readonly calls: unknown[] = [];
+  private readonly answers: Answer[];
+  constructor(...answers: Answer[]) {
+    this.answers = answers.length > 0 ? answers : [{}];
+  }
+  answer(input: unknown): Record<string, unknown> {
+    this.calls.push(input);
+    const next = this.answers[Math.min(this.calls.length - 1, this.answers.length - 1)]!;
+    if (next instanceof Error) throw next;
+    return structuredClone(next);
+  }
+}
+
+export interface FakeAws {
+  describeEndpoint: Script;
+  updateEndpointWeightsAndCapacities: Script;
+  describeInferenceComponent: Script;
+  updateInferenceComponentRuntimeConfig: Script;
+  putItem: Script;
+  putMetricData: Script;
+}
+
+export const fakeAws = (overrides: Partial<FakeAws> = {}): FakeAws => ({
+  describeEndpoint: new Script(endpoint('InService', 1)),
+  updateEndpointWeightsAndCapacities: new Script({}),
+  describeInferenceComponent: new Script(component('InService', 1)),
+  updateInferenceComponentRuntimeConfig: new Script({}),
+  putItem: new Script({}),
+  putMetricData: new Script({}),
+  ...overrides,
+});
+
+/** A DescribeEndpoint answer with one variant AllTraffic at `count` instances (and a second variant). */
+export function endpoint(status: string, count: number, failureReason?: string): Record<string, unknown> {
+  return {
+    EndpointName: 'chat-llm-prod',
+    EndpointStatus: status,
+    ProductionVariants: [
+      { VariantName: 'Shadow', CurrentInstanceCount: 1, DesiredInstanceCount: 1 },
+      { VariantName: 'AllTraffic', CurrentInstanceCount: count, DesiredInstanceCount: count },
+    ],
+    ...(failureReason ? { FailureReason: failureReason } : {}),
+  };
+}
+
+export function component(status: string, copies: number, failureReason?: string): Record<string, unknown> {
+  return {
+    InferenceComponentName: 'chat-ic',
+    InferenceComponentStatus: status,
+    RuntimeConfig: { DesiredCopyCount: copies, CurrentCopyCount: copies },
+    ...(failureReason ? { FailureReason: failureReason } : {}),
+  };
+}
+
+export const variantInput = (extra: Record<string, unknown> = {}) => ({
+  decisionId: '20250601T120000000Z-0a1b2c3d',
+  targetId: 'chat-llm',
+  kind: 'sagemaker-variant',
+  endpointName: 'chat-llm-prod',
+  variantName: 'AllTraffic',
+  desiredCapacity: 3,
+  previousCapacity: 1,
+  requestedAt: '2025-06-01T12:00:00.000Z',
+  expiresAt: 1751371200,
+  ...extra,
+});
+
+export const componentInput = (extra: Record<string, unknown> = {}) => ({
+  decisionId: '20250601T120000000Z-99999999',
+  targetId: 'chat-ic',
+  kind: 'sagemaker-inference-component',
+  endpointName: 'chat-llm-prod',
+  inferenceComponentName: 'chat-ic',
+  desiredCapacity: 4,
+  previousCapacity: 2,
+  requestedAt: '2025-06-01T12:00:00.000Z',
+  expiresAt: 1751371200,
+  ...extra,
+});
+
+export interface RunResult {
+  status: 'SUCCEEDED' | 'FAILED';
+  output: unknown;
+  error: string | null;
+  cause: string | null;
+}
+
+/** `arn:aws:states:::aws-sdk:sagemaker:describeEndpoint` and `...:::dynamodb:putItem` to the fake's method. */
+const methodOf = (resource: string): keyof FakeAws =>
+  resource.split(':').pop()!.split('.')[0] as keyof FakeAws;
+
+let machine: { def: Record<string, unknown>; sm: StateMachine } | null = null;
+
+/** The definition is parsed and validated once per test file (asl-validator takes ~0.3 s). */
+function loaded() {
+  if (!machine) {
+    const def = definition();
+    machine = {
+      def,
+      sm: new StateMachine(def as never, { validationOptions: { checkArn: true, checkPaths: true } }),
+    };
+  }
+  return machine;
+}
+
+/** Runs one execution to its end. */
+export async function run(input: Record<string, unknown>, aws: FakeAws): Promise<RunResult> {
+  const { def, sm } = loaded();
+  const states = allStates(def);
+  const handlers: Record<string, (input: unknown) => Promise<never>> = {};
+  const waits: Record<string, number> = {};
+  const retries: Record<string, number> = {};
+  for (const { name, state } of states) {
+    if (state.Type === 'Task') {
+      const method = methodOf(String(state.Resource));
+      if (!(method in aws))
+        throw new Error(`harness: no fake for ${String(state.Resource)} (state "${name}")`);
+      handlers[name] = async (taskInput) => aws[method].answer(taskInput) as never;
+      retries[name] = 0;
+    }
+    if (state.Type === 'Wait') waits[name] = 0;
+  }
+  const execution = sm.run(input as never, {
+    overrides: {
+      taskResourceLocalHandlers: handlers,
+      waitTimeOverrides: waits,
+      retryIntervalOverrides: retries,
+    },
+    context: {
+      Execution: { Input: input, StartTime: ENTERED_TIME, Name: String(input.decisionId) },
+      State: { EnteredTime: ENTERED_TIME, Name: 'any', RetryCount: 0 },
+    } as never,
+  });
+  try {
+    return { status: 'SUCCEEDED', output: await execution.result, error: null, cause: null };
+  } catch (error) {
+    if (!(error instanceof ExecutionError)) throw error;
+    const failure = error.cause as Error;
+    return { status: 'FAILED', output: null, error: failure.name, cause: failure.message };
+  }
+}
+
+/** The DynamoDB item the run wrote, as plain values. */
+export function writtenItem(aws: FakeAws): Record<string, string> {
+  const call = aws.putItem.calls.at(-1) as {
+    TableName: string;
+    Item: Record<string, Record<string, string>>;
+  };
+  return Object.fromEntries(Object.entries(call.Item).map(([k, v]) => [k, Object.values(v)[0]!]));
+}

@@ -1,0 +1,284 @@
+/**
+ * The scale-target state machine, path by path, in aws-local-stepfunctions with scripted AWS
+ * answers (tests/statemachines/harness.ts). moto runs the happy path and a rejected change for
+ * real (tests/integration/scale-target-moto.test.ts); the capacity-error branches are here
+ * because moto's SageMaker never runs out of instances or quota.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  awsError,
+  component,
+  componentInput,
+  ENTERED_TIME,
+  endpoint,
+  fakeAws,
+  run,
+  Script,
+  TABLE,
+  variantInput,
+  writtenItem,
+} from './harness.ts';
+
+const QUOTA = awsError(
+  'SageMaker.ResourceLimitExceededException',
+  "The account-level service limit 'ml.g5.2xlarge for endpoint usage' is 4 Instances, with current utilization of 4 Instances and a request delta of 1 Instances.",
+);
+const NO_INSTANCES =
+  'Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity error. Please retry using a different ML instance type or after some time.';
+
+describe('a variant whose change completes', () => {
+  it.each([
+    {
+      case: 'an endpoint in service at once is set, verified and recorded as applied',
+      describes: [endpoint('InService', 1), endpoint('InService', 3)],
+      expectedDescribes: 2,
+    },
+    {
+      case: 'an endpoint still updating is waited for (2 checks) before the change',
+      describes: [
+        endpoint('Updating', 1),
+        endpoint('Updating', 1),
+        endpoint('InService', 1),
+        endpoint('InService', 3),
+      ],
+      expectedDescribes: 4,
+    },
+    {
+      case: 'a change in progress is polled until SageMaker reports it in service',
+      describes: [
+        endpoint('InService', 1),
+        endpoint('Updating', 1),
+        endpoint('Updating', 2),
+        endpoint('InService', 3),
+      ],
+      expectedDescribes: 4,
+    },
+    {
+      case: 'an in-service endpoint that has not started the change yet is watched until it has',
+      describes: [endpoint('InService', 1), endpoint('InService', 1), endpoint('InService', 3)],
+      expectedDescribes: 3,
+    },
+  ])('$case', async ({ describes, expectedDescribes }) => {
+    const aws = fakeAws({ describeEndpoint: new Script(...describes) });
+    const result = await run(variantInput(), aws);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ status: 'applied', reason: 'CapacityVerified' });
+    expect(aws.describeEndpoint.calls).toHaveLength(expectedDescribes);
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toEqual([
+      {
+        EndpointName: 'chat-llm-prod',
+        DesiredWeightsAndCapacities: [{ VariantName: 'AllTraffic', DesiredInstanceCount: 3 }],
+      },
+    ]);
+    expect(writtenItem(aws)).toEqual({
+      pk: 'TARGET#chat-llm',
+      sk: 'OUTCOME#20250601T120000000Z-0a1b2c3d',
+      status: 'applied',
+      detail: 'CapacityVerified: target chat-llm changed from 1 to 3 and SageMaker reports 3 in service',
+      at: ENTERED_TIME,
+      expiresAt: '1751371200',
+    });
+    expect((aws.putItem.calls[0] as { TableName: string }).TableName).toBe(TABLE);
+    expect(aws.putMetricData.calls).toEqual([]);
+  });
+});
+
+describe('an inference component', () => {
+  it('is set to the desired copy count, verified and recorded as applied', async () => {
+    const aws = fakeAws({
+      describeInferenceComponent: new Script(component('Updating', 2), component('InService', 4)),
+    });
+    const result = await run(componentInput(), aws);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(aws.updateInferenceComponentRuntimeConfig.calls).toEqual([
+      { InferenceComponentName: 'chat-ic', DesiredRuntimeConfig: { CopyCount: 4 } },
+    ]);
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toEqual([]);
+    expect(writtenItem(aws)).toMatchObject({ pk: 'TARGET#chat-ic', status: 'applied' });
+  });
+});
+
+describe('capacity errors', () => {
+  it.each([
+    {
+      case: 'a variant over its instance quota is not retried and ends as a capacity error',
+      input: variantInput(),
+      aws: () => fakeAws({ updateEndpointWeightsAndCapacities: new Script(QUOTA) }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls.length,
+      detail: /^CapacityError: SageMaker\.ResourceLimitExceededException: The account-level service limit/,
+    },
+    {
+      case: 'a variant SageMaker could not find instances for ends as a capacity error',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({
+          describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 1, NO_INSTANCES)),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls.length,
+      detail:
+        /^CapacityError: Governor\.InsufficientCapacity: Unable to provision requested ML compute capacity/,
+    },
+    {
+      case: 'a variant whose update failed for lack of instances ends as a capacity error',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({
+          describeEndpoint: new Script(endpoint('InService', 1), endpoint('Failed', 1, NO_INSTANCES)),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls.length,
+      detail: /^CapacityError: Governor\.InsufficientCapacity/,
+    },
+    {
+      case: 'an inference component over its quota ends as a capacity error',
+      input: componentInput(),
+      aws: () => fakeAws({ updateInferenceComponentRuntimeConfig: new Script(QUOTA) }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls.length,
+      detail: /^CapacityError: SageMaker\.ResourceLimitExceededException/,
+    },
+  ])('$case', async ({ input, aws: make, updates, detail }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.CapacityError' });
+    expect(result.cause).toMatch(detail);
+    expect(updates(aws)).toBe(1);
+    expect(writtenItem(aws)).toMatchObject({ status: 'failed', sk: `OUTCOME#${input.decisionId}` });
+    expect(writtenItem(aws).detail).toMatch(detail);
+    expect(aws.putMetricData.calls).toEqual([
+      {
+        Namespace: 'Governor',
+        MetricData: [
+          {
+            MetricName: 'CapacityErrors',
+            Dimensions: [{ Name: 'TargetId', Value: input.targetId }],
+            Unit: 'Count',
+            Value: 1,
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('still fails as a capacity error when the metric cannot be published', async () => {
+    const aws = fakeAws({
+      updateEndpointWeightsAndCapacities: new Script(QUOTA),
+      putMetricData: new Script(awsError('CloudWatch.InternalServiceException', 'try later')),
+    });
+    const result = await run(variantInput(), aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.CapacityError' });
+    expect(writtenItem(aws).status).toBe('failed');
+  });
+});
+
+describe('other failures', () => {
+  it.each([
+    {
+      case: 'an endpoint that never settles is left alone after 20 checks',
+      input: variantInput(),
+      aws: () => fakeAws({ describeEndpoint: new Script(endpoint('Updating', 1)) }),
+      error: 'Governor.EndpointNotInService',
+      describes: 21,
+      updates: 0,
+    },
+    {
+      case: 'a failed endpoint is not changed',
+      input: variantInput(),
+      aws: () => fakeAws({ describeEndpoint: new Script(endpoint('Failed', 1)) }),
+      error: 'Governor.EndpointNotInService',
+      describes: 1,
+      updates: 0,
+    },
+    {
+      case: 'a change still running after 60 progress checks times out',
+      input: variantInput(),
+      aws: () => fakeAws({ describeEndpoint: new Script(endpoint('InService', 1), endpoint('Updating', 2)) }),
+      error: 'Governor.ChangeTimedOut',
+      describes: 62,
+      updates: 1,
+    },
+    {
+      case: 'a change that settles short of the target without a reason fails after the watch budget',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({ describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 2)) }),
+      error: 'Governor.CapacityNotReached',
+      describes: 62,
+      updates: 1,
+    },
+    {
+      case: 'a change SageMaker failed for another reason is a failure, not a capacity error',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({
+          describeEndpoint: new Script(
+            endpoint('InService', 1),
+            endpoint('Failed', 1, 'The model container failed its ping health check'),
+          ),
+        }),
+      error: 'Governor.ChangeFailed',
+      describes: 2,
+      updates: 1,
+    },
+    {
+      case: 'a rejected update (an unknown variant) is recorded as failed',
+      input: variantInput({ variantName: 'Nope' }),
+      aws: () =>
+        fakeAws({
+          updateEndpointWeightsAndCapacities: new Script(
+            awsError('SageMaker.ValidationException', 'The variant name(s) "Nope" is/are not present'),
+          ),
+        }),
+      error: 'SageMaker.ValidationException',
+      describes: 1,
+      updates: 1,
+    },
+    {
+      case: 'an unknown target kind changes nothing',
+      input: variantInput({ kind: 'ec2-asg' }),
+      aws: () => fakeAws(),
+      error: 'Governor.UnknownTargetKind',
+      describes: 1,
+      updates: 0,
+    },
+  ])('$case', async ({ input, aws: make, error, describes, updates }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.ActionFailed' });
+    expect(result.cause).toContain(`"Error":"${error}"`);
+    expect(aws.describeEndpoint.calls).toHaveLength(describes);
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(updates);
+    expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: `TARGET#${input.targetId}` });
+    expect(writtenItem(aws).detail).toMatch(/^ActionFailed: /);
+    expect(aws.putMetricData.calls).toEqual([]);
+  });
+});
+
+describe('retries and the outcome record', () => {
+  it('retries a throttled read and then applies the change', async () => {
+    const aws = fakeAws({
+      describeEndpoint: new Script(
+        awsError('SageMaker.ThrottlingException', 'Rate exceeded'),
+        endpoint('InService', 1),
+        endpoint('InService', 3),
+      ),
+    });
+    expect((await run(variantInput(), aws)).status).toBe('SUCCEEDED');
+    expect(aws.describeEndpoint.calls).toHaveLength(3);
+  });
+
+  it('writes the outcome without expiresAt when the input carries no expiry time', async () => {
+    const aws = fakeAws({ describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)) });
+    const { expiresAt: _, ...input } = variantInput();
+    expect((await run(input, aws)).status).toBe('SUCCEEDED');
+    expect(Object.keys(writtenItem(aws)).sort()).toEqual(['at', 'detail', 'pk', 'sk', 'status']);
+  });
+
+  it('fails naming the lost record when DynamoDB refuses the outcome after retries', async () => {
+    const aws = fakeAws({
+      describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)),
+      putItem: new Script(awsError('DynamoDB.ProvisionedThroughputExceededException', 'slow down')),
+    });
+    const result = await run(variantInput(), aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.OutcomeNotRecorded' });
+    expect(aws.putItem.calls).toHaveLength(5);
+  });
+});
