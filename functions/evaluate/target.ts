@@ -78,6 +78,13 @@ interface Attempt {
   inputs: RecordInputs;
 }
 
+const lastChange = (s: StoredState): number | null => {
+  const times = [s.engine?.lastScaleOutAt, s.engine?.lastScaleInAt].filter(
+    (t): t is number => typeof t === 'number',
+  );
+  return times.length === 0 ? null : Math.max(...times);
+};
+
 function attempt(
   ctx: TargetContext,
   t: TargetPolicy,
@@ -102,6 +109,8 @@ function attempt(
     conflict,
     status: capacity.status,
     homeRegion: ctx.config.AWS_REGION,
+    lastChangeAt: lastChange(stored),
+    now: ctx.now,
   });
   const inputs: RecordInputs = {
     capacity: { desired, ready: capacity.ready, liveDesired: capacity.desired, status: capacity.status },

@@ -2,7 +2,13 @@
  * What to do with a decision, before any action: a pure function of the decision and what the
  * evaluation learned (mode, kill switch, other scalers, target status). Precedence, first match
  * wins: shadow mode > kill switch > target in another region > conflicting scaler with
- * onConflictingScaler "refuse" > hold > target busy (deferred) > act.
+ * onConflictingScaler "refuse" > hold > a change already made this period (deferred) > target
+ * busy (deferred) > act.
+ *
+ * One change per period: step limits are per period, but an extra evaluation within a period
+ * (an alarm right after the tick, or a concurrent duplicate) could otherwise take a second step,
+ * e.g. 2 -> 6 (step limit +4), then 6 -> 8 twenty seconds later. The change waits for the next
+ * period instead; pinned by tests/functions/concurrency.test.ts.
  *
  * `persist` says whether the engine's next state is written. It is not when a capacity change
  * was decided but not carried out (killed, refused, deferred): the state then keeps saying what
@@ -30,7 +36,13 @@ export interface PlanContext {
   status: string;
   /** The region the function (and the state machine) runs in. */
   homeRegion: string;
+  /** When capacity last changed (epoch ms, from the engine state), or null. */
+  lastChangeAt: number | null;
+  now: number;
 }
+
+/** Same fraction of a period as the engine's "extra look within the same period" (decide.ts). */
+const SAME_PERIOD_FRACTION = 0.75;
 
 export type Plan =
   | { kind: 'record'; outcome: Outcome; persist: boolean; suspend: boolean; detail: string }
@@ -70,6 +82,14 @@ export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanConte
     );
   }
   if (!change) return record('applied', 'hold: nothing to change', true, suspend);
+  const periodMs = target.damping.periodSeconds * 1000;
+  if (ctx.lastChangeAt !== null && ctx.now - ctx.lastChangeAt < periodMs * SAME_PERIOD_FRACTION) {
+    const ago = Math.round((ctx.now - ctx.lastChangeAt) / 1000);
+    return record(
+      'deferred',
+      `capacity already changed ${ago} s ago, within this ${target.damping.periodSeconds} s period: one change per period, the next evaluation decides`,
+    );
+  }
   if (ctx.status !== 'InService') {
     return record('deferred', `target status is ${ctx.status}; the change waits for the next evaluation`);
   }

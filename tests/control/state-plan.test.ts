@@ -113,6 +113,8 @@ const ctx = (over: Partial<PlanContext> = {}): PlanContext => ({
   conflict: null,
   status: 'InService',
   homeRegion: 'us-east-1',
+  lastChangeAt: null,
+  now: NOW,
   ...over,
 });
 const conflict = {

@@ -4,7 +4,8 @@
  * Get/Update/Put with DynamoDB's conditional semantics (version checks), so replays assert the
  * exact calls an event causes.
  */
-import { readFileSync } from 'node:fs';
+export { CONFIG, EXAMPLE_POLICY, eventFile } from './support.ts';
+
 import {
   ApplicationAutoScalingClient,
   DescribeScalableTargetsCommand,
@@ -21,47 +22,8 @@ import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { createEvaluator, type EvaluatorDeps } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
-import type { Telemetry } from '#functions/evaluate/telemetry.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import { type Config, parseConfig } from '#shared/control/config.ts';
-import type { DecisionRecord } from '#shared/control/records.ts';
-
-export const CONFIG: Config = parseConfig({
-  POLICY_PARAMETER_NAME: '/governor/policy',
-  STATE_TABLE_NAME: 'governor-state',
-  SCALE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:governor-scale-target',
-  KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
-  GOVERNOR_MODE: 'active',
-  AWS_REGION: 'us-east-1',
-});
-
-export const EXAMPLE_POLICY = readFileSync('examples/policy.yaml', 'utf8');
-export const eventFile = (name: string): unknown => JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
-
-export interface CapturedTelemetry extends Telemetry {
-  lines: { level: string; message: string }[];
-  decisions: DecisionRecord[];
-  policyFailures: string[][];
-  successes: number;
-}
-
-export function captureTelemetry(): CapturedTelemetry {
-  const t: CapturedTelemetry = {
-    lines: [],
-    decisions: [],
-    policyFailures: [],
-    successes: 0,
-    info: (message) => t.lines.push({ level: 'info', message }),
-    warn: (message) => t.lines.push({ level: 'warn', message }),
-    error: (message) => t.lines.push({ level: 'error', message }),
-    decision: (record) => t.decisions.push(record),
-    policyLoadFailure: (problems) => t.policyFailures.push(problems),
-    invocationSucceeded: () => {
-      t.successes++;
-    },
-  };
-  return t;
-}
+import { type CapturedTelemetry, CONFIG, captureTelemetry, EXAMPLE_POLICY } from './support.ts';
 
 /** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
 export type MetricValues = Record<string, number | undefined>;
