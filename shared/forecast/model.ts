@@ -1,12 +1,13 @@
 /**
- * The point model in log space: seasonal profile (./seasonal.ts) + a day level that adapts
- * (robust damped-trend Holt smoothing over the deseasonalized day levels) + the deviation of
- * the last half hour from the model, decaying over the next hours. Fit and predict are pure.
+ * The point model in log space: seasonal profile (./seasonal.ts) + a day level and trend that
+ * adapt (robust Holt smoothing over the deseasonalized day levels, the trend damped when
+ * projected) + the deviation of the last half hour from the model, decaying over the next
+ * hours. Fit and predict are pure.
  */
 
 import { blockClass, fitSeasonal, type Seasonal, seasonalAt } from './seasonal.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
-import { median, robustScale } from './stats.ts';
+import { median, robustScale, theilSen } from './stats.ts';
 
 const P = BINS_PER_DAY;
 
@@ -15,7 +16,7 @@ export interface ModelParams {
   levelAlpha: number;
   /** Weight of the newest level change in the trend (0..1). */
   trendBeta: number;
-  /** Trend damping per day: the trend adds b, then b x phi, ... (0.8 adds 1.8 b over two days). */
+  /** Trend damping per day when projected: day 1 adds b x phi, day 2 b x phi^2 (0.8: 1.44 b by day 2). */
   trendDamping: number;
   /** The last half hour's deviation from the model decays by this factor per five-minute step. */
   deviationDecay: number;
@@ -50,23 +51,28 @@ export interface Model {
 const deseasonalizedLevels = (fit: Seasonal): Float64Array =>
   fit.levels.map((l, r) => l - (fit.weekly ? fit.weekly[blockClass(fit.days - 1 - r)]! : 0));
 
-/** Robust damped Holt over day levels: a launch day enters clipped, a real shift within days. */
+const capTrend = (b: number) => Math.min(MAX_TREND_PER_DAY, Math.max(-MAX_TREND_PER_DAY, b));
+
+/**
+ * Robust Holt smoothing over day levels, started from the Theil-Sen slope: a launch day enters
+ * clipped at 3 robust sigmas, a real shift within days. The recursion is undamped, so a steady
+ * trend is tracked without lag; damping applies only when the trend is projected ahead.
+ */
 function smoothLevel(d: Float64Array, params: ModelParams): { level: number; trend: number } {
   const diffs = d.subarray(1).map((v, i) => v - d[i]!);
   const limit = LEVEL_CLIP_SIGMAS * Math.max(robustScale(diffs) || 0, 0.02);
   let level = Number.NaN;
-  let trend = 0;
+  let trend = capTrend(theilSen(d));
   for (const y of d) {
     if (!Number.isFinite(y)) continue;
     if (!Number.isFinite(level)) {
       level = y;
       continue;
     }
-    const predicted = level + params.trendDamping * trend;
+    const predicted = level + trend;
     const err = Math.min(limit, Math.max(-limit, y - predicted));
     level = predicted + params.levelAlpha * err;
-    trend = params.trendDamping * trend + params.trendBeta * err;
-    trend = Math.min(MAX_TREND_PER_DAY, Math.max(-MAX_TREND_PER_DAY, trend));
+    trend = capTrend(trend + params.trendBeta * err);
   }
   return { level: Number.isFinite(level) ? level : 0, trend };
 }

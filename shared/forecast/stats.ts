@@ -107,6 +107,18 @@ export function robustCenter(values: ArrayLike<number>): number {
   return 0;
 }
 
+/** Robust slope of a series against its index (Theil-Sen: the median of pairwise slopes); 0 under 2 points. */
+export function theilSen(d: ArrayLike<number>, from = 0, to = d.length): number {
+  const slopes: number[] = [];
+  for (let i = from; i < to; i++) {
+    for (let j = i + 1; j < to; j++) {
+      const s = (d[j]! - d[i]!) / (j - i);
+      if (Number.isFinite(s)) slopes.push(s);
+    }
+  }
+  return slopes.length === 0 ? 0 : median(slopes);
+}
+
 /** Mean of the finite values in [from, to) of a list; NaN when none. */
 export function meanFinite(values: ArrayLike<number>, from = 0, to = values.length): number {
   let sum = 0;
