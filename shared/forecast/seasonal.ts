@@ -123,14 +123,12 @@ function weeklyEffects(levels: Float64Array): Float64Array {
   return weekly.map((w) => w - shift);
 }
 
-/** Residuals after level, daily and weekly effects (NaN where the data is missing). */
-function residuals(z: Float64Array, fit: Omit<Seasonal, 'interaction' | 'scale'>): Float64Array {
+/** Residuals after each block's own level and the daily profile (NaN where data is missing). */
+function residuals(z: Float64Array, levels: Float64Array, daily: Float64Array): Float64Array {
+  // The block level already holds the day-of-week effect: subtracting it again would offset
+  // every weekday's residuals and turn "both weeks agree" into "they disagree".
   const e = new Float64Array(z.length);
-  for (let t = 0; t < z.length; t++) {
-    const r = Math.floor(t / P);
-    const w = fit.weekly ? fit.weekly[blockClass(fit.days - 1 - r)]! : 0;
-    e[t] = z[t]! - fit.levels[r]! - fit.daily[t % P]! - w;
-  }
+  for (let t = 0; t < z.length; t++) e[t] = z[t]! - levels[Math.floor(t / P)]! - daily[t % P]!;
   return e;
 }
 
@@ -161,7 +159,7 @@ export function fitSeasonal(z: Float64Array): Seasonal {
   const { levels, daily } = medianPolish(z, m);
   const weekly = m >= DAYS_PER_WEEK ? weeklyEffects(levels) : null;
   const base = { days: m, levels, daily, weekly };
-  const e = residuals(z, base);
+  const e = residuals(z, levels, daily);
   const scale = robustScale(e) || 0;
   const interaction = m >= DAYS_PER_WEEK ? interactionEffects(e, m, scale) : null;
   return { ...base, interaction, scale };
