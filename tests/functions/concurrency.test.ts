@@ -15,7 +15,7 @@ import {
   SetDesiredCapacityCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
@@ -28,7 +28,7 @@ import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { EngineStateSchema } from '#shared/engine/types.ts';
 import { groupTarget, policyOf, variantTarget } from '../control/policies.ts';
-import { freePort } from '../support/moto.ts';
+import { createStateTable, freePort } from '../support/moto.ts';
 import { CONFIG, captureTelemetry } from './support.ts';
 
 const dynalite = createRequire(import.meta.url)('dynalite') as (options: { createTableMs: number }) => Server;
@@ -72,20 +72,7 @@ beforeEach(() => {
 async function freshTable(): Promise<{ name: string; doc: DynamoDBDocumentClient }> {
   const name = `governor-state-${++table}`;
   const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: CREDENTIALS });
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStateTable(client, name);
   return { name, doc: DynamoDBDocumentClient.from(client) };
 }
 

@@ -12,10 +12,20 @@
  *     ... new SageMakerClient(awsTestConfig(moto.endpoint)) ...
  *   });
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { type CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateEndpointCommand,
+  CreateEndpointConfigCommand,
+  CreateModelCommand,
+  type SageMakerClient,
+} from '@aws-sdk/client-sagemaker';
+import { PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 
 export const TEST_REGION = 'us-east-1';
 /** moto's own placeholder account; any 12 digits work, this one matches its ARNs. */
@@ -150,4 +160,115 @@ export async function startMoto(options: { timeoutMs?: number } = {}): Promise<M
     reset: () => post(`${endpoint}/moto-api/reset`),
     stop,
   };
+}
+
+// ---- Seeding: what a deployed stack would have, created on a local endpoint (moto or dynalite).
+
+/** The state table as template.yaml defines it: pk/sk strings, on demand. */
+export async function createStateTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+}
+
+export async function putStringParameter(client: SSMClient, name: string, value: string): Promise<void> {
+  await client.send(new PutParameterCommand({ Name: name, Value: value, Type: 'String', Overwrite: true }));
+}
+
+/**
+ * A real-time endpoint with one variant: model, endpoint config, endpoint. ml.g4dn.xlarge because
+ * moto validates instance types against an older list (no g5/g6).
+ */
+export async function createDemoEndpoint(
+  client: SageMakerClient,
+  endpointName: string,
+  instances: number,
+  variantName = 'AllTraffic',
+): Promise<void> {
+  const modelName = `${endpointName}-model`;
+  await client.send(
+    new CreateModelCommand({
+      ModelName: modelName,
+      ExecutionRoleArn: `arn:aws:iam::${TEST_ACCOUNT}:role/governor-demo-sagemaker`,
+      PrimaryContainer: { Image: `${TEST_ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com/demo-llm:latest` },
+    }),
+  );
+  await client.send(
+    new CreateEndpointConfigCommand({
+      EndpointConfigName: `${endpointName}-config`,
+      ProductionVariants: [
+        {
+          VariantName: variantName,
+          ModelName: modelName,
+          InitialInstanceCount: instances,
+          InstanceType: 'ml.g4dn.xlarge',
+        },
+      ],
+    }),
+  );
+  await client.send(
+    new CreateEndpointCommand({ EndpointName: endpointName, EndpointConfigName: `${endpointName}-config` }),
+  );
+}
+
+/**
+ * One minute of a variant's metrics as SageMaker would publish them: InvocationsPerInstance
+ * (AWS/SageMaker, requests per instance in the minute) and GPUUtilization
+ * (/aws/sagemaker/Endpoints, percent), stamped inside the minute that starts at minuteStart.
+ */
+export async function putVariantMinute(
+  client: CloudWatchClient,
+  endpointName: string,
+  minuteStart: number,
+  values: { invocationsPerInstance?: number; gpuUtilization?: number },
+  variantName = 'AllTraffic',
+): Promise<void> {
+  const Dimensions = [
+    { Name: 'EndpointName', Value: endpointName },
+    { Name: 'VariantName', Value: variantName },
+  ];
+  const Timestamp = new Date(minuteStart + 30_000);
+  if (values.invocationsPerInstance !== undefined) {
+    await client.send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/SageMaker',
+        MetricData: [
+          {
+            MetricName: 'InvocationsPerInstance',
+            Dimensions,
+            Timestamp,
+            Value: values.invocationsPerInstance,
+            Unit: 'None',
+          },
+        ],
+      }),
+    );
+  }
+  if (values.gpuUtilization !== undefined) {
+    await client.send(
+      new PutMetricDataCommand({
+        Namespace: '/aws/sagemaker/Endpoints',
+        MetricData: [
+          {
+            MetricName: 'GPUUtilization',
+            Dimensions,
+            Timestamp,
+            Value: values.gpuUtilization,
+            Unit: 'Percent',
+          },
+        ],
+      }),
+    );
+  }
 }

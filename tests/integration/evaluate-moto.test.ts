@@ -1,0 +1,179 @@
+/**
+ * The evaluate function against moto over HTTP, through the real AWS SDK: metrics put into
+ * moto's CloudWatch scale a moto SageMaker endpoint. Capacity changes are applied with the
+ * SageMaker calls the state machine's apply step makes (directScaling); the state machine
+ * itself is tested on moto by tests/integration/scale-target-moto.test.ts.
+ *
+ * moto computes no percentiles (a p95 query fails its whole GetMetricData call), so the policy
+ * here uses invocations and GPU utilization only.
+ */
+import {
+  ApplicationAutoScalingClient,
+  PutScalingPolicyCommand,
+  RegisterScalableTargetCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvaluator } from '#functions/evaluate/evaluate.ts';
+import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
+import { awsPorts } from '#functions/evaluate/ports.ts';
+import { createClients } from '#shared/aws/clients.ts';
+import { directScaling } from '#shared/aws/direct-scaling.ts';
+import { CONFIG, captureTelemetry } from '../functions/support.ts';
+import {
+  awsTestConfig,
+  createDemoEndpoint,
+  createStateTable,
+  type MotoServer,
+  motoGate,
+  putStringParameter,
+  putVariantMinute,
+  startMoto,
+  TEST_CREDENTIALS,
+  TEST_REGION,
+} from '../support/moto.ts';
+
+const gate = motoGate();
+
+const policyYaml = (endpoints: string[]) => `version: 1
+targets:
+${endpoints
+  .map(
+    (e) => `  - id: ${e}
+    kind: sagemaker-variant
+    region: us-east-1
+    endpointName: ${e}
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: invocationsPerInstance, target: 100 }
+      - { metric: gpuUtilization, target: 70 }
+    damping: { scaleOutBreaches: 1, scaleInBreaches: 3, scaleInStabilizationSeconds: 120 }`,
+  )
+  .join('\n')}
+`;
+
+describe.skipIf(!gate.available)('the evaluate function on moto', () => {
+  let moto: MotoServer;
+  let sm: SageMakerClient;
+  let doc: DynamoDBDocumentClient;
+  let evaluate: ReturnType<typeof createEvaluator>;
+  const telemetry = captureTelemetry();
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  const now = minute + 5_000;
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    const config = awsTestConfig(moto.endpoint);
+    sm = new SageMakerClient(config);
+    doc = DynamoDBDocumentClient.from(new DynamoDBClient(config));
+    await createStateTable(new DynamoDBClient(config), CONFIG.STATE_TABLE_NAME);
+    const ssm = new SSMClient(config);
+    await putStringParameter(ssm, CONFIG.POLICY_PARAMETER_NAME, policyYaml(['chat-a', 'chat-b']));
+    await putStringParameter(ssm, CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off');
+    await createDemoEndpoint(sm, 'chat-a', 2);
+    await createDemoEndpoint(sm, 'chat-b', 2);
+    // chat-b is already scaled by target tracking: Governor must refuse to fight it.
+    const aas = new ApplicationAutoScalingClient(config);
+    const target = {
+      ServiceNamespace: 'sagemaker' as const,
+      ResourceId: 'endpoint/chat-b/variant/AllTraffic',
+      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
+    };
+    await aas.send(new RegisterScalableTargetCommand({ ...target, MinCapacity: 1, MaxCapacity: 4 }));
+    await aas.send(
+      new PutScalingPolicyCommand({
+        ...target,
+        PolicyName: 'chat-b-target-tracking',
+        PolicyType: 'TargetTrackingScaling',
+        TargetTrackingScalingPolicyConfiguration: {
+          TargetValue: 70,
+          PredefinedMetricSpecification: { PredefinedMetricType: 'SageMakerVariantInvocationsPerInstance' },
+        },
+      }),
+    );
+    // Three minutes of a storm: 250 requests per instance per minute against a target of 100.
+    const cw = new CloudWatchClient(config);
+    for (const e of ['chat-a', 'chat-b']) {
+      for (const back of [3, 2, 1]) {
+        await putVariantMinute(cw, e, minute - back * 60_000, {
+          invocationsPerInstance: 250,
+          gpuUtilization: 90,
+        });
+      }
+    }
+    const clients = createClients({
+      region: TEST_REGION,
+      endpoint: moto.endpoint,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 2,
+    });
+    const ports = { ...awsPorts(clients, CONFIG.STATE_TABLE_NAME) };
+    ports.executions = directScaling(ports.sageMaker, TEST_REGION);
+    evaluate = createEvaluator({
+      config: CONFIG,
+      ports,
+      telemetry,
+      policy: ssmPolicySource(ports.parameters, CONFIG.POLICY_PARAMETER_NAME, 60, telemetry),
+    });
+  }, 60_000);
+  afterAll(() => moto?.stop());
+
+  const desired = async (e: string) =>
+    (await sm.send(new DescribeEndpointCommand({ EndpointName: e }))).ProductionVariants?.[0]
+      ?.DesiredInstanceCount;
+
+  it('a tick scales chat-a from 2 to 5 instances (250 a minute per instance against 100) and refuses chat-b, which another scaler owns', async () => {
+    const report = await evaluate(
+      { 'detail-type': 'Scheduled Event', id: 'tick-1', time: new Date(now).toISOString() },
+      now,
+    );
+    expect(report.records.map((r) => [r.targetId, r.outcome, r.decision?.desiredCapacity])).toEqual([
+      ['chat-a', 'started', 5],
+      ['chat-b', 'refused', 5],
+    ]);
+    expect(report.records[0]?.inputs.readings.invocationsPerInstance?.value).toBe(250);
+    expect(report.records[1]?.detail).toMatch(
+      /"chat-b-target-tracking" also scale endpoint\/chat-b\/variant\/AllTraffic/,
+    );
+    expect([await desired('chat-a'), await desired('chat-b')]).toEqual([5, 2]);
+  });
+
+  it('the state item and the audit record are in the table', async () => {
+    const state = (
+      await doc.send(
+        new GetCommand({ TableName: CONFIG.STATE_TABLE_NAME, Key: { pk: 'TARGET#chat-a', sk: 'STATE' } }),
+      )
+    ).Item;
+    expect(state).toMatchObject({
+      version: 1,
+      engine: { lastScaleOutTo: 5 },
+      pending: { desiredCapacity: 5 },
+    });
+    const audit = await doc.send(
+      new GetCommand({
+        TableName: CONFIG.STATE_TABLE_NAME,
+        Key: { pk: 'TARGET#chat-a', sk: `DECISION#${new Date(now).toISOString()}#${state?.lastDecisionId}` },
+      }),
+    );
+    expect(audit.Item).toMatchObject({ outcome: 'started', decision: { reasons: ['PanicScaleOut'] } });
+  });
+
+  it('the next minute, with demand met, holds at 5', async () => {
+    const cw = new CloudWatchClient(awsTestConfig(moto.endpoint));
+    await putVariantMinute(cw, 'chat-a', minute, { invocationsPerInstance: 95, gpuUtilization: 68 });
+    const next = now + 60_000;
+    const report = await evaluate(
+      { 'detail-type': 'Scheduled Event', id: 'tick-2', time: new Date(next).toISOString() },
+      next,
+    );
+    expect(report.records[0]).toMatchObject({
+      outcome: 'applied',
+      decision: { action: 'hold', reasons: ['WithinBand'] },
+    });
+    expect(await desired('chat-a')).toBe(5);
+  });
+});
