@@ -52,7 +52,7 @@ export interface SentCommand {
 const IMPORT = /(?:import|export)\s+(?:type\s+)?(?:[\w*\s{},]*?\s+from\s+)?['"]([^'"]+)['"]/g;
 const DYNAMIC_IMPORT = /import\(\s*['"]([^'"]+)['"]\s*\)/g;
 const NAMED_IMPORT = /import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+['"](@aws-sdk\/[^'"]+)['"]/g;
-const NEW_COMMAND = /new\s+(\w+Command)\s*\(/g;
+const NEW_CLASS = /new\s+(\w+)\s*\(/g;
 
 /** Local module specifiers of one file, resolved to absolute paths. */
 function localImports(file: string, text: string, root: string): string[] {
@@ -91,23 +91,23 @@ export function actionFor(pkg: string, command: string): string | null {
   return `${prefix}:${name}`;
 }
 
-/** The commands one file constructs, with the package each class came from. */
+/** The commands one file constructs, with the package each class came from (aliases followed). */
 export function commandsInSource(file: string, text: string): SentCommand[] {
-  const packageOf = new Map<string, string>();
+  const imported = new Map<string, { name: string; pkg: string }>();
   for (const m of text.matchAll(NAMED_IMPORT)) {
     for (const part of m[1]!.split(',')) {
-      const name = part
+      const [name, local] = part
         .replace(/^\s*type\s+/, '')
-        .split(/\s+as\s+/)
-        .pop()!
-        .trim();
-      if (name) packageOf.set(name, m[2]!);
+        .trim()
+        .split(/\s+as\s+/);
+      if (name) imported.set((local ?? name).trim(), { name: name.trim(), pkg: m[2]! });
     }
   }
-  return [...text.matchAll(NEW_COMMAND)].flatMap((m) => {
-    const command = m[1]!;
-    const pkg = packageOf.get(command);
-    return pkg ? [{ file, command, pkg, action: actionFor(pkg, command) }] : [];
+  return [...text.matchAll(NEW_CLASS)].flatMap((m) => {
+    const found = imported.get(m[1]!);
+    return found?.name.endsWith('Command')
+      ? [{ file, command: found.name, pkg: found.pkg, action: actionFor(found.pkg, found.name) }]
+      : [];
   });
 }
 

@@ -1,0 +1,189 @@
+/**
+ * template.yaml keeps the contract the runtime codes against: the evaluate function's build,
+ * runtime and environment (parsed by the function's own config schema), the state table's
+ * keys and TTL, the kill switch, the events the schedule and the alarm rule deliver (parsed by
+ * the function's own event schema), the state machine's input (built by the function's own
+ * code) and the metric namespace the alarms read.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseConfig } from '#shared/control/config.ts';
+import { parseEvent } from '#shared/control/events.ts';
+import { scaleTargetInput } from '#shared/control/records.ts';
+import { ALARM_PREFIX } from '#shared/control/routing.ts';
+import { matchesPattern } from '#shared/deploy/event-pattern.ts';
+import { policyOrThrow, validatePolicy } from '#shared/policy/load.ts';
+import { endpoint, fakeAws, run, Script, writtenItem } from '../statemachines/harness.ts';
+import { type Loose, props, resource, template } from './load.ts';
+
+const evaluate = props('EvaluateFunction') as Loose;
+const env = evaluate.Environment.Variables as Loose;
+const parameters = template.Parameters as Loose;
+const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+describe('the evaluate function', () => {
+  it('is built by esbuild as ESM from functions/evaluate/handler.ts for nodejs24.x on arm64', () => {
+    expect(resource('EvaluateFunction').Metadata).toMatchObject({
+      BuildMethod: 'esbuild',
+      BuildProperties: {
+        Format: 'esm',
+        OutExtension: ['.js=.mjs'],
+        Target: 'es2024',
+        EntryPoints: ['functions/evaluate/handler.ts'],
+      },
+    });
+    expect(evaluate).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'handler.handler',
+    });
+    expect(readFileSync('functions/evaluate/handler.ts', 'utf8')).toMatch(/export const handler = middy\(/);
+  });
+
+  it('gets every variable its config schema reads, and the schema accepts them', () => {
+    const resolved = Object.fromEntries(
+      Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-${k}`]),
+    );
+    const config = parseConfig({ ...resolved, GOVERNOR_MODE: 'shadow', AWS_REGION: 'us-east-1' });
+    expect(config).toMatchObject({
+      MAX_EVENT_AGE_SECONDS: 300,
+      AUDIT_TTL_DAYS: 30,
+      POLICY_CACHE_SECONDS: 60,
+    });
+    expect(env).toMatchObject({
+      POLICY_PARAMETER_NAME: { Ref: 'PolicyParameter' },
+      KILL_SWITCH_PARAMETER_NAME: { Ref: 'KillSwitchParameter' },
+      STATE_TABLE_NAME: { Ref: 'StateTable' },
+      SCALE_STATE_MACHINE_ARN: { Ref: 'ScaleTargetStateMachine' },
+      GOVERNOR_MODE: { Ref: 'Mode' },
+      POWERTOOLS_SERVICE_NAME: 'governor',
+      POWERTOOLS_METRICS_NAMESPACE: 'Governor',
+    });
+  });
+
+  it('starts in shadow mode unless the operator chooses active', () => {
+    expect(parameters.Mode).toMatchObject({ Default: 'shadow', AllowedValues: ['shadow', 'active'] });
+  });
+});
+
+describe('state and switches', () => {
+  it('keeps state in a pay-per-request table keyed pk/sk with TTL on expiresAt, PITR and SSE', () => {
+    expect(props('StateTable')).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('creates the kill switch off', () => {
+    expect(props('KillSwitchParameter')).toMatchObject({ Type: 'String', Value: 'off' });
+  });
+
+  it('seeds the policy parameter with a policy the policy loader accepts', () => {
+    expect(props('PolicyParameter').Value).toEqual({ Ref: 'PolicyDocument' });
+    const result = validatePolicy(parse(parameters.PolicyDocument.Default));
+    expect(result.ok ? [] : result.problems).toEqual([]);
+  });
+});
+
+describe('the events that wake the function', () => {
+  it('ticks every minute with an event the function parses as a tick', () => {
+    const schedule = props('EvaluateSchedule') as Loose;
+    expect(schedule.ScheduleExpression).toBe('rate(1 minute)');
+    const input = String(schedule.Target.Input)
+      .replace('<aws.scheduler.execution-id>', 'd32c5kddcf5bb8c3')
+      .replace('<aws.scheduler.scheduled-time>', '2025-06-02T12:00:00Z')
+      .replace('<aws.scheduler.schedule-arn>', 'arn:aws:scheduler:us-east-1:123456789012:schedule/default/x');
+    expect(parseEvent(JSON.parse(input))).toEqual({
+      kind: 'tick',
+      id: 'd32c5kddcf5bb8c3',
+      time: Date.parse('2025-06-02T12:00:00Z'),
+    });
+  });
+
+  const pattern = (props('AlarmStateChangeRule') as Loose).EventPattern;
+  it.each([
+    { file: 'events/alarm-chat-llm-latency.json', delivered: true },
+    { file: 'events/alarm-by-dimensions.json', delivered: true },
+    { file: 'events/alarm-chat-llm-ok.json', delivered: false },
+    { file: 'events/alarm-foreign.json', delivered: false },
+    { file: 'events/scheduler-tick.json', delivered: false },
+  ])('the alarm rule delivers $file: $delivered', ({ file, delivered }) => {
+    expect(matchesPattern(pattern, json(file))).toBe(delivered);
+  });
+
+  it('matches alarm names with the prefix the function routes by', () => {
+    expect(pattern.detail.alarmName).toEqual([{ prefix: ALARM_PREFIX }]);
+  });
+
+  it.each(
+    Object.entries(template.Resources as Loose)
+      .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
+      .map(([id, r]) => ({ id, name: String(r.Properties.AlarmName['Fn::Sub']) })),
+  )('$id is named outside the routed prefix ($name)', ({ name }) => {
+    expect(name.startsWith(ALARM_PREFIX)).toBe(false);
+    expect(name).toMatch(/^GovernorControlPlane-\$\{AWS::StackName\}-/);
+  });
+});
+
+describe('the scale-target state machine', () => {
+  const machine = props('ScaleTargetStateMachine') as Loose;
+
+  it('is deployed from the ASL file with the table and the metric namespace substituted', () => {
+    expect(existsSync(machine.DefinitionUri)).toBe(true);
+    expect(machine.DefinitionSubstitutions).toEqual({
+      StateTableName: { Ref: 'StateTable' },
+      MetricNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
+    });
+    expect(machine.Logging.Destinations).toHaveLength(1);
+  });
+
+  it('runs the input the evaluate function builds, and records the outcome for its decision', async () => {
+    const policy = policyOrThrow(parse(readFileSync('examples/policy.yaml', 'utf8')));
+    const input = scaleTargetInput(
+      policy.targets[0]!,
+      '20250602T120000000Z-00c0ffee',
+      3,
+      1,
+      '2025-06-02T12:00:00.000Z',
+    );
+    const aws = fakeAws({ describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)) });
+    const result = await run({ ...input }, aws);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(writtenItem(aws)).toMatchObject({
+      pk: `TARGET#${input.targetId}`,
+      sk: `OUTCOME#${input.decisionId}`,
+      status: 'applied',
+    });
+  });
+});
+
+describe('operations', () => {
+  it.each([
+    'EvaluateFunctionName',
+    'ScaleTargetStateMachineArn',
+    'StateTableName',
+    'DashboardUrl',
+    'KillSwitchParameterName',
+  ])('outputs %s', (name) => {
+    expect(Object.keys(template.Outputs as Loose)).toContain(name);
+  });
+
+  it.each(['EvaluateLogGroup', 'ScaleTargetLogGroup'])('%s keeps logs for LogRetentionDays', (id) => {
+    expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
+  });
+
+  it('encrypts the dead-letter queue', () => {
+    expect(props('DeadLetterQueue').SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('leaves room for the forecast function without creating it', () => {
+    expect(Object.keys(template.Resources as Loose).filter((id) => /forecast/i.test(id))).toEqual([]);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Every AWS call the deployed code makes is granted to the role that makes it, and every grant
+ * is called (or needed without a call, for a stated reason): the evaluate function's calls are
+ * the `new XxxCommand(` reachable from functions/evaluate/handler.ts, the state machine's are
+ * its Task integrations.
+ */
+import { describe, expect, it } from 'vitest';
+import { actionFor, commandsInSource } from '#shared/deploy/sdk-scan.ts';
+import { callers, checkGrants, NEEDED_WITHOUT_A_CALL } from '#shared/deploy/validate.ts';
+import { changed, type Loose, template } from './load.ts';
+
+const root = process.cwd();
+const found = callers(template, root);
+const callsOf = (id: string) => [...(found.find((c) => c.id === id)?.calls.keys() ?? [])].sort();
+
+describe('calls and grants in template.yaml', () => {
+  it('finds the evaluate function and the scale-target state machine with their roles', () => {
+    expect(found.map((c) => `${c.id} as ${c.principal}`).sort()).toEqual([
+      'EvaluateFunction as EvaluateFunctionRole',
+      'ScaleTargetStateMachine as ScaleTargetStateMachineRole',
+    ]);
+  });
+
+  it('sees the evaluate function read signals, state and policy and start the state machine', () => {
+    expect(callsOf('EvaluateFunction')).toEqual(
+      expect.arrayContaining([
+        'cloudwatch:getmetricdata',
+        'dynamodb:getitem',
+        'dynamodb:updateitem',
+        'sagemaker:describeendpoint',
+        'ssm:getparameter',
+        'states:startexecution',
+      ]),
+    );
+  });
+
+  it('sees the state machine change SageMaker, record the outcome and count capacity errors', () => {
+    expect(callsOf('ScaleTargetStateMachine')).toEqual([
+      'cloudwatch:putmetricdata',
+      'dynamodb:putitem',
+      'sagemaker:describeendpoint',
+      'sagemaker:describeinferencecomponent',
+      'sagemaker:updateendpointweightsandcapacities',
+      'sagemaker:updateinferencecomponentruntimeconfig',
+    ]);
+  });
+
+  it('grants every call and calls every grant', () => {
+    expect(checkGrants(template, found)).toEqual([]);
+  });
+
+  it('gives a reason for every grant needed without a call', () => {
+    for (const reason of Object.values(NEEDED_WITHOUT_A_CALL)) expect(reason.length).toBeGreaterThan(10);
+  });
+});
+
+describe('each grant rule catches what it names', () => {
+  const statements = (t: Loose, role: string) =>
+    t.Resources[role].Properties.Policies[0].PolicyDocument.Statement as Loose[];
+  it.each([
+    {
+      case: 'a call the role lacks',
+      change: (t: Loose) => {
+        const s = statements(t, 'EvaluateFunctionRole').find((x) => x.Sid === 'KeepTargetStateAndAudit')!;
+        s.Action = s.Action.filter((a: string) => a !== 'dynamodb:UpdateItem');
+      },
+      expected:
+        'EvaluateFunction: dynamodb:updateitem is called (shared/aws/dynamodb.ts UpdateCommand) but not granted',
+    },
+    {
+      case: 'a Task the state machine role lacks',
+      change: (t: Loose) => {
+        const s = statements(t, 'ScaleTargetStateMachineRole').find((x) => x.Sid === 'RecordOutcome')!;
+        s.Action = 'dynamodb:GetItem';
+      },
+      expected: 'ScaleTargetStateMachine: dynamodb:putitem is called (Record the outcome) but not granted',
+    },
+    {
+      case: 'a grant nothing calls',
+      change: (t: Loose) =>
+        statements(t, 'EvaluateFunctionRole').push({
+          Effect: 'Allow',
+          Action: 'sagemaker:DeleteEndpoint',
+          Resource: 'x',
+        }),
+      expected:
+        'EvaluateFunction: sagemaker:deleteendpoint is granted to EvaluateFunctionRole but nothing calls it',
+    },
+  ])('flags $case', ({ change, expected }) => {
+    const t = changed(change);
+    expect(checkGrants(t, callers(t, root)).join('\n')).toContain(expected);
+  });
+});
+
+describe('reading SDK calls from source', () => {
+  it.each([
+    {
+      case: 'a client command',
+      source:
+        "import { DescribeEndpointCommand } from '@aws-sdk/client-sagemaker';\nc.send(new DescribeEndpointCommand({}));",
+      actions: ['sagemaker:DescribeEndpoint'],
+    },
+    {
+      case: 'a type-only neighbour and a multi-line import',
+      source:
+        "import {\n  type SFNClient,\n  StartExecutionCommand,\n} from '@aws-sdk/client-sfn';\nnew StartExecutionCommand({});",
+      actions: ['states:StartExecution'],
+    },
+    {
+      case: 'lib-dynamodb document commands',
+      source:
+        "import { GetCommand, PutCommand, UpdateCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';\nnew GetCommand({}); new PutCommand({}); new UpdateCommand({}); new QueryCommand({});",
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+    },
+    {
+      case: 'an aliased import',
+      source: "import { GetParameterCommand as Get } from '@aws-sdk/client-ssm';\nnew Get({});",
+      actions: ['ssm:GetParameter'],
+    },
+    {
+      case: 'a Command class of the project itself',
+      source: "import { RunCommand } from './commands.ts';\nnew RunCommand();",
+      actions: [],
+    },
+  ])('$case', ({ source, actions }) => {
+    expect(commandsInSource('x.ts', source).map((c) => c.action)).toEqual(actions);
+  });
+
+  it('names a package it cannot map instead of guessing', () => {
+    const [call] = commandsInSource(
+      'x.ts',
+      "import { PutRecordCommand } from '@aws-sdk/client-kinesis';\nnew PutRecordCommand({});",
+    );
+    expect(call).toMatchObject({ pkg: '@aws-sdk/client-kinesis', action: null });
+    expect(actionFor('@aws-sdk/client-kinesis', 'PutRecordCommand')).toBeNull();
+  });
+});
