@@ -18,6 +18,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'schema [--write FILE]     print (or write) the policy file JSON Schema',
     load: async () => (await import('./schema.ts')).schemaCommand,
   },
+  invoke: {
+    summary: 'invoke evaluate --event FILE [--shadow] [--policy FILE]  run the evaluate handler on an event',
+    load: async () => (await import('./invoke.ts')).invokeCommand,
+  },
   backtest: {
     summary: 'backtest --trace FILE     replay a trace through every policy; table, --json, --html',
     load: async () => (await import('./backtest.ts')).backtestCommand,

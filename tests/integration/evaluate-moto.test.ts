@@ -7,6 +7,10 @@
  * moto computes no percentiles (a p95 query fails its whole GetMetricData call), so the policy
  * here uses invocations and GPU utilization only.
  */
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   ApplicationAutoScalingClient,
   PutScalingPolicyCommand,
@@ -17,12 +21,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { directScaling } from '#shared/aws/direct-scaling.ts';
+import { main } from '#shared/cli/main.ts';
 import { CONFIG, captureTelemetry } from '../functions/support.ts';
 import {
   awsTestConfig,
@@ -174,6 +179,34 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
       outcome: 'applied',
       decision: { action: 'hold', reasons: ['WithinBand'] },
     });
+    expect(await desired('chat-a')).toBe(5);
+  });
+
+  it('governor invoke --shadow against moto prints the decisions and writes nothing', async () => {
+    const at = new Date(now + 120_000).toISOString();
+    const file = join(mkdtempSync(join(tmpdir(), 'governor-moto-')), 'tick.json');
+    writeFileSync(file, JSON.stringify({ 'detail-type': 'Scheduled Event', id: 'cli-tick', time: at }));
+    vi.stubEnv('AWS_ENDPOINT_URL', moto.endpoint);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      stdout: (l: string) => out.push(l),
+      stderr: (l: string) => err.push(l),
+      stderrIsTTY: false,
+      cwd: process.cwd(),
+    };
+    const code = await main(['invoke', 'evaluate', '--event', file, '--shadow', '--now', at], io).finally(
+      () => vi.unstubAllEnvs(),
+    );
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+    expect(out.map((l) => JSON.parse(l)).map((r) => [r.targetId, r.mode, r.outcome])).toEqual([
+      ['chat-a', 'shadow', 'shadow'],
+      ['chat-b', 'shadow', 'shadow'],
+    ]);
+    const state = await doc.send(
+      new GetCommand({ TableName: CONFIG.STATE_TABLE_NAME, Key: { pk: 'TARGET#chat-a', sk: 'STATE' } }),
+    );
+    expect(state.Item?.version).toBe(2);
     expect(await desired('chat-a')).toBe(5);
   });
 });
