@@ -1,0 +1,176 @@
+/**
+ * The scale-target state machine executed by moto's Step Functions engine, whose aws-sdk and
+ * DynamoDB integrations call moto's own SageMaker and DynamoDB: the ASL exactly as deployed
+ * (placeholders substituted as DefinitionSubstitutions would), the input exactly as the evaluate
+ * function builds it (scaleTargetInput).
+ *
+ * What moto cannot do, and where it is tested instead (tests/statemachines/): its SageMaker
+ * never runs out of instances or quota (no capacity errors), applies a change at once (no
+ * Updating phase to poll) and has no inference components.
+ *
+ * moto 5.2.1 fails a second StartExecution in a region once any execution exists there
+ * (getmoto/moto#10077, fixed later: the engine deep-copies the backend with the first
+ * execution's thread lock). Each case therefore runs in a region of its own.
+ */
+
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  type DescribeExecutionCommandOutput,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaleTargetInput } from '#shared/control/records.ts';
+import { substitute } from '#shared/deploy/asl.ts';
+import type { TargetPolicy } from '#shared/policy/schema.ts';
+import {
+  awsTestConfig,
+  createDemoEndpoint,
+  createStateTable,
+  type MotoServer,
+  motoGate,
+  startMoto,
+  TEST_ACCOUNT,
+} from '../support/moto.ts';
+
+const gate = motoGate();
+const TABLE = 'governor-state';
+const DEFINITION = substitute(readFileSync('statemachines/scale-target.asl.json', 'utf8'), {
+  StateTableName: TABLE,
+  MetricNamespace: 'Governor',
+});
+/** 30 days after 2025-06-02T12:00:00Z, in epoch seconds, as evaluate computes AUDIT_TTL_DAYS. */
+const EXPIRES_AT = Math.floor(Date.parse('2025-06-02T12:00:00Z') / 1000) + 30 * 86_400;
+
+const variantTarget = (endpointName: string, variantName = 'AllTraffic'): TargetPolicy => ({
+  id: endpointName,
+  kind: 'sagemaker-variant',
+  region: 'us-east-1',
+  endpointName,
+  variantName,
+  scaling: { minCapacity: 1, maxCapacity: 8, scaleToZero: false },
+  signals: [{ metric: 'invocationsPerInstance', target: 100, tolerance: 0.1, staleAfterSeconds: 180 }],
+  damping: {
+    periodSeconds: 60,
+    scaleOutBreaches: 2,
+    scaleInBreaches: 10,
+    scaleInStabilizationSeconds: 300,
+    scaleOutCooldownSeconds: 120,
+    scaleInCooldownSeconds: 300,
+    stepUp: { instances: 4, percent: 100 },
+    stepDown: { instances: 1, percent: 20 },
+  },
+  panic: { enabled: true, threshold: 2, periods: 1, stableWindowSeconds: 600 },
+  onConflictingScaler: 'refuse',
+});
+
+interface Case {
+  case: string;
+  region: string;
+  instances: number;
+  target: TargetPolicy;
+  desired: number;
+  status: 'SUCCEEDED' | 'FAILED';
+  outcome: 'applied' | 'failed';
+  capacityAfter: number;
+}
+
+const CASES: Case[] = [
+  {
+    case: 'scales a g4dn variant out from 1 to 3 instances and records the change as applied',
+    region: 'us-east-1',
+    instances: 1,
+    target: variantTarget('chat-llm-prod'),
+    desired: 3,
+    status: 'SUCCEEDED',
+    outcome: 'applied',
+    capacityAfter: 3,
+  },
+  {
+    case: 'scales a variant in from 4 to 2 instances and records the change as applied',
+    region: 'us-west-2',
+    instances: 4,
+    target: variantTarget('chat-llm-batch'),
+    desired: 2,
+    status: 'SUCCEEDED',
+    outcome: 'applied',
+    capacityAfter: 2,
+  },
+  {
+    case: 'records a change SageMaker rejects (unknown variant) as failed and leaves the endpoint alone',
+    region: 'eu-west-1',
+    instances: 2,
+    target: variantTarget('chat-llm-eu', 'Blue'),
+    desired: 5,
+    status: 'FAILED',
+    outcome: 'failed',
+    capacityAfter: 2,
+  },
+];
+
+async function finished(sfn: SFNClient, executionArn: string): Promise<DescribeExecutionCommandOutput> {
+  // About 3 s alone, 10 s with the other cases at once on 2 cores: moto builds a boto3 client per Task.
+  const deadline = Date.now() + 25_000;
+  for (;;) {
+    const out = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    if (out.status !== 'RUNNING' || Date.now() > deadline) return out;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!gate.available)('the scale-target state machine on moto', () => {
+  let moto: MotoServer;
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    await moto.configure({ stepfunctions: { execute_state_machine: true } });
+  });
+  afterAll(() => moto?.stop());
+
+  it.concurrent.each(CASES)('$case', async (c) => {
+    const config = { ...awsTestConfig(moto.endpoint), region: c.region };
+    const sm = new SageMakerClient(config);
+    const sfn = new SFNClient(config);
+    const ddb = new DynamoDBClient(config);
+    const endpointName = c.target.kind === 'ec2-asg' ? '' : c.target.endpointName;
+    await createDemoEndpoint(sm, endpointName, c.instances);
+    await createStateTable(ddb, TABLE);
+    const { stateMachineArn } = await sfn.send(
+      new CreateStateMachineCommand({
+        name: 'governor-scale-target',
+        definition: DEFINITION,
+        roleArn: `arn:aws:iam::${TEST_ACCOUNT}:role/governor-scale-target`,
+      }),
+    );
+
+    const decisionId = `20250602T120000000Z-${c.region.replace(/-/g, '')}`;
+    const input = {
+      ...scaleTargetInput(c.target, decisionId, c.desired, c.instances, '2025-06-02T12:00:00.000Z'),
+      expiresAt: EXPIRES_AT,
+    };
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({ stateMachineArn, name: decisionId, input: JSON.stringify(input) }),
+    );
+    const execution = await finished(sfn, executionArn!);
+
+    expect(execution.status).toBe(c.status);
+    if (c.status === 'FAILED') expect(execution.error).toBe('Governor.ActionFailed');
+    const variant = (await sm.send(new DescribeEndpointCommand({ EndpointName: endpointName })))
+      .ProductionVariants?.[0];
+    expect([variant?.DesiredInstanceCount, variant?.CurrentInstanceCount]).toEqual([
+      c.capacityAfter,
+      c.capacityAfter,
+    ]);
+    const { Item } = await DynamoDBDocumentClient.from(ddb).send(
+      new GetCommand({ TableName: TABLE, Key: { pk: `TARGET#${c.target.id}`, sk: `OUTCOME#${decisionId}` } }),
+    );
+    expect(Item).toMatchObject({ status: c.outcome, expiresAt: EXPIRES_AT });
+    expect(Item?.detail).toMatch(c.outcome === 'applied' ? /^CapacityVerified: / : /^ActionFailed: .*Blue/);
+    expect(Number.isFinite(Date.parse(String(Item?.at)))).toBe(true);
+  });
+});
