@@ -10,7 +10,7 @@
  * across weeks with robustCenter, which ignores one deviant week.
  */
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
-import { meanFinite, median, robustCenter, robustScale, theilSen } from './stats.ts';
+import { meanFinite, medianInPlace, robustCenter, robustScale, theilSen } from './stats.ts';
 
 export interface Seasonal {
   /** Day blocks fitted (m). */
@@ -70,17 +70,20 @@ function medianPolish(z: Float64Array, m: number): { levels: Float64Array; daily
   const daily = new Float64Array(P);
   const row = new Float64Array(P);
   const col = new Float64Array(m);
+  // Slot-major copy, so each column pass reads contiguous memory.
+  const bySlot = new Float64Array(z.length);
+  for (let r = 0; r < m; r++) for (let s = 0; s < P; s++) bySlot[s * m + r] = z[r * P + s]!;
   const rowPass = () => {
     for (let r = 0; r < m; r++) {
       for (let s = 0; s < P; s++) row[s] = z[r * P + s]! - daily[s]!;
-      levels[r] = median(row);
+      levels[r] = medianInPlace(row, P);
     }
   };
   rowPass();
   for (let iter = 0; iter < 2; iter++) {
     for (let s = 0; s < P; s++) {
-      for (let r = 0; r < m; r++) col[r] = z[r * P + s]! - levels[r]!;
-      daily[s] = median(col);
+      for (let r = 0; r < m; r++) col[r] = bySlot[s * m + r]! - levels[r]!;
+      daily[s] = medianInPlace(col, m);
     }
     rowPass();
   }
@@ -135,20 +138,40 @@ function residuals(z: Float64Array, levels: Float64Array, daily: Float64Array): 
 /** Weekday shape: clipped, smoothed residuals, centred across weeks per class and slot. */
 function interactionEffects(e: Float64Array, m: number, scale: number): Float64Array {
   const limit = CLIP_SIGMAS * Math.max(scale, 1e-6);
-  const clipped = e.map((v) => (Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : Number.NaN));
+  const smooth = windowMeans(
+    e.map((v) => (Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : Number.NaN)),
+    SHAPE_SMOOTH_BINS,
+  );
   const out = new Float64Array(DAYS_PER_WEEK * P);
-  const samples: number[] = [];
+  const samples = new Float64Array(Math.ceil(m / DAYS_PER_WEEK));
   for (let c = 0; c < DAYS_PER_WEEK; c++) {
     for (let s = 0; s < P; s++) {
-      samples.length = 0;
-      for (let r = m - 1 - c; r >= 0; r -= DAYS_PER_WEEK) {
-        const t = r * P + s;
-        samples.push(meanFinite(clipped, t - SHAPE_SMOOTH_BINS, t + SHAPE_SMOOTH_BINS + 1));
-      }
-      out[c * P + s] = robustCenter(samples) * (samples.length === 1 ? SINGLE_WEEK_SHRINK : 1);
+      let n = 0;
+      for (let r = m - 1 - c; r >= 0; r -= DAYS_PER_WEEK) samples[n++] = smooth[r * P + s]!;
+      out[c * P + s] = robustCenter(samples, n) * (n === 1 ? SINGLE_WEEK_SHRINK : 1);
     }
     const shift = meanFinite(out, c * P, (c + 1) * P);
     for (let s = 0; s < P; s++) out[c * P + s]! -= shift;
+  }
+  return out;
+}
+
+/** Mean of the finite values within +-half of each index (running sums: O(n)); NaN where none. */
+function windowMeans(values: Float64Array, half: number): Float64Array {
+  const n = values.length;
+  const sum = new Float64Array(n + 1);
+  const count = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    const ok = Number.isFinite(v);
+    sum[i + 1] = sum[i]! + (ok ? v : 0);
+    count[i + 1] = count[i]! + (ok ? 1 : 0);
+  }
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const [lo, hi] = [Math.max(0, i - half), Math.min(n, i + half + 1)];
+    const k = count[hi]! - count[lo]!;
+    out[i] = k === 0 ? Number.NaN : (sum[hi]! - sum[lo]!) / k;
   }
   return out;
 }

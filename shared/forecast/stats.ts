@@ -55,29 +55,38 @@ function select(a: Float64Array, n: number, k: number): number {
   return a[k]!;
 }
 
-/** Median of the finite values (the mean of the middle two for an even count); NaN when none. */
-export function median(values: ArrayLike<number>): number {
-  if (scratch.length < values.length) scratch = new Float64Array(values.length);
-  let n = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (Number.isFinite(v)) scratch[n++] = v;
+/**
+ * Median of the finite values among the first n of buf (the mean of the middle two for an
+ * even count; NaN when none), reordering buf: for callers that own a scratch buffer.
+ */
+export function medianInPlace(buf: Float64Array, n: number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const v = buf[i]!;
+    if (Number.isFinite(v)) buf[k++] = v;
   }
-  if (n === 0) return Number.NaN;
-  const upper = select(scratch, n, n >> 1);
-  if (n % 2 === 1) return upper;
+  if (k === 0) return Number.NaN;
+  const upper = select(buf, k, k >> 1);
+  if (k % 2 === 1) return upper;
   let lower = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < n >> 1; i++) if (scratch[i]! > lower) lower = scratch[i]!;
+  for (let i = 0; i < k >> 1; i++) if (buf[i]! > lower) lower = buf[i]!;
   return (lower + upper) / 2;
+}
+
+/** Median of the finite values; NaN when none. The input is not changed. */
+export function median(values: ArrayLike<number>): number {
+  const buf = scratch.length >= values.length ? scratch : (scratch = new Float64Array(values.length));
+  for (let i = 0; i < values.length; i++) buf[i] = values[i]!;
+  return medianInPlace(buf, values.length);
 }
 
 /** Median absolute deviation scaled to a normal standard deviation (1.4826 x MAD). */
 export function robustScale(values: ArrayLike<number>): number {
-  const centre = median(values);
+  const dev = Float64Array.from(values);
+  const centre = medianInPlace(dev, dev.length);
   if (!Number.isFinite(centre)) return Number.NaN;
-  const dev = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) dev[i] = Math.abs(values[i]! - centre);
-  return 1.4826 * median(dev);
+  return 1.4826 * medianInPlace(dev, dev.length);
 }
 
 /**
@@ -88,20 +97,20 @@ export function robustScale(values: ArrayLike<number>): number {
  * and +1.4 (a flash crowd) give +0.1, not +0.75. With one, the value itself; none gives 0.
  * Pinned by tests/forecast/stats.test.ts.
  */
-export function robustCenter(values: ArrayLike<number>): number {
-  let n = 0;
+export function robustCenter(values: ArrayLike<number>, n = values.length): number {
+  let count = 0;
   let a = Number.NaN;
   let b = Number.NaN;
-  for (let i = 0; i < values.length; i++) {
+  for (let i = 0; i < n; i++) {
     const v = values[i]!;
     if (!Number.isFinite(v)) continue;
-    if (n === 0) a = v;
-    else if (n === 1) b = v;
-    n++;
+    if (count === 0) a = v;
+    else if (count === 1) b = v;
+    count++;
   }
-  if (n === 0) return 0;
-  if (n === 1) return a;
-  if (n > 2) return median(values);
+  if (count === 0) return 0;
+  if (count === 1) return a;
+  if (count > 2) return median(Array.prototype.slice.call(values, 0, n) as number[]);
   if (a > 0 && b > 0) return Math.min(a, b);
   if (a < 0 && b < 0) return Math.max(a, b);
   return 0;
