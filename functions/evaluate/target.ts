@@ -13,24 +13,9 @@
  * 4. Record: the decision record is logged and written to the audit item with its outcome.
  */
 
-import { scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Capacity } from '../../shared/aws/capacity.ts';
-import type { Config, Mode } from '../../shared/control/config.ts';
-import {
-  type Conflict,
-  conflictMessage,
-  type Outcome,
-  type Plan,
-  planFor,
-} from '../../shared/control/plan.ts';
-import type { TargetReadings } from '../../shared/control/readings.ts';
-import {
-  type DecisionRecord,
-  type RecordAction,
-  type RecordInputs,
-  scaleTargetInput,
-  type Trigger,
-} from '../../shared/control/records.ts';
+import { conflictMessage, planFor } from '../../shared/control/plan.ts';
+import type { DecisionRecord, RecordInputs } from '../../shared/control/records.ts';
 import {
   carriedPending,
   decodeState,
@@ -40,43 +25,15 @@ import {
   type StoredState,
 } from '../../shared/control/state.ts';
 import { decide } from '../../shared/engine/decide.ts';
-import { type Decision, initialState } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { type Acted, act, undoClaim } from './act.ts';
+import type { Attempt, TargetContext, TargetInputs } from './context.ts';
 import { readCapacity } from './observe.ts';
-import type { Ports } from './ports.ts';
-import type { Telemetry } from './telemetry.ts';
+
+export type { TargetContext } from './context.ts';
 
 /** Tries to win the conditional write before handing the period to the next tick. */
 export const MAX_CLAIM_ATTEMPTS = 4;
-
-export interface TargetContext {
-  config: Config;
-  mode: Mode;
-  ports: Ports;
-  telemetry: Telemetry;
-  now: number;
-  killSwitch: boolean;
-  trigger: Trigger;
-  newId: (now: number) => string;
-  /** Waits between claim attempts: 10-50 ms x attempt, jittered, so losers do not collide again. */
-  backoff: (attempt: number) => Promise<void>;
-}
-
-export interface TargetInputs {
-  capacity: Capacity | Error;
-  conflict: Conflict | null | Error;
-  readings: TargetReadings | undefined;
-}
-
-interface Attempt {
-  stored: StoredState;
-  capacity: Capacity;
-  decision: Decision;
-  next: ReturnType<typeof decide>['state'];
-  plan: Plan;
-  decisionId: string;
-  inputs: RecordInputs;
-}
 
 const lastChange = (s: StoredState): number | null => {
   const times = [s.engine?.lastScaleOutAt, s.engine?.lastScaleInAt].filter(
@@ -140,69 +97,6 @@ async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<b
     lastDecisionId: a.decisionId,
     pending,
   });
-}
-
-interface Acted {
-  outcome: Outcome;
-  detail: string;
-  action: RecordAction;
-  suspended: string | null;
-}
-
-async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<Acted> {
-  const { plan, decision } = a;
-  let suspended: string | null = null;
-  if (plan.suspend) {
-    const ref = scalableRef(t)!;
-    await ctx.ports.scalers.suspendDynamicScaling(t.region, ref);
-    suspended = ref.resourceId;
-    ctx.telemetry.warn(`suspended Application Auto Scaling dynamic scaling on ${ref.resourceId}`, {
-      targetId: t.id,
-      undo: 'RegisterScalableTarget with SuspendedState DynamicScalingInSuspended/OutSuspended false',
-    });
-  }
-  if (plan.kind === 'record') return { outcome: plan.outcome, detail: plan.detail, action: null, suspended };
-  const to = decision.desiredCapacity;
-  const from = decision.currentCapacity;
-  if (plan.via === 'state-machine') {
-    const input = scaleTargetInput(t, a.decisionId, to, from, new Date(ctx.now).toISOString());
-    const started = await ctx.ports.executions.startScaleTarget(ctx.config.SCALE_STATE_MACHINE_ARN, input);
-    const detail = started.duplicate ? `${plan.detail} (already started under this name)` : plan.detail;
-    return {
-      outcome: 'started',
-      detail,
-      action: {
-        type: 'start-state-machine',
-        executionName: a.decisionId,
-        desiredCapacity: to,
-        previousCapacity: from,
-      },
-      suspended,
-    };
-  }
-  if (t.kind !== 'ec2-asg') throw new Error(`target ${t.id}: SetDesiredCapacity is for Auto Scaling groups`);
-  const result = await ctx.ports.groups.setDesiredCapacity(t.region, t.autoScalingGroupName, to);
-  const action: RecordAction = { type: 'set-desired-capacity', desiredCapacity: to, previousCapacity: from };
-  return result.status === 'applied'
-    ? { outcome: 'applied', detail: plan.detail, action, suspended }
-    : {
-        outcome: 'deferred',
-        detail: `group is busy (${result.message}); the change waits for the next tick`,
-        action,
-        suspended,
-      };
-}
-
-/** Writes the engine state from before the claim back, if nobody has written since. */
-async function undoClaim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<void> {
-  const restored = await ctx.ports.state.claim(t.id, (a.stored.version ?? 0) + 1, {
-    engine: a.stored.engine ?? initialState(),
-    updatedAt: new Date(ctx.now).toISOString(),
-    lastDecisionId: a.decisionId,
-    pending: carriedPending(a.stored.pending, a.capacity.desired, ctx.now, pendingWindowMs(t)),
-  });
-  if (!restored)
-    ctx.telemetry.warn('state moved on before the undo; the newer evaluation stands', { targetId: t.id });
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));

@@ -27,7 +27,7 @@ import { type Clients, createClients } from '../aws/clients.ts';
 import { directScaling } from '../aws/direct-scaling.ts';
 import type { StatePort } from '../aws/dynamodb.ts';
 import { type Config, LOCAL_DEFAULTS, parseConfig } from '../control/config.ts';
-import { EventError, parseEvent } from '../control/events.ts';
+import { EventError, type GovernorEvent, parseEvent } from '../control/events.ts';
 import { routeEvent, screenEvent } from '../control/routing.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
@@ -126,6 +126,60 @@ export function localConfig(env: NodeJS.ProcessEnv): Config {
   });
 }
 
+interface Invocation {
+  raw: unknown;
+  event: GovernorEvent;
+  now: number;
+  shadow: boolean;
+  policy: PolicyFile | undefined;
+  config: Config;
+}
+
+/** Without an endpoint: answers what it can offline (ignored events), else says what is needed. */
+function offline(io: CliIo, inv: Invocation): number {
+  if (!inv.policy)
+    throw new UsageError('needs --policy FILE, or AWS_ENDPOINT_URL to read the policy from SSM');
+  const route = routeEvent(inv.event, inv.policy);
+  if (!('reason' in route)) {
+    throw new UsageError(
+      `evaluating ${route.targets.map((t) => t.id).join(', ')} reads live metrics and capacity: set AWS_ENDPOINT_URL (for example moto_server, see npm run local)`,
+    );
+  }
+  io.stdout(`ignored (${route.reason}): ${route.message}`);
+  return EXIT.ok;
+}
+
+/** With AWS_ENDPOINT_URL: the evaluate function on that endpoint (read-only under --shadow). */
+async function onEndpoint(io: CliIo, inv: Invocation, endpoint: string): Promise<number> {
+  const { config, shadow } = inv;
+  const clients = createClients({
+    region: config.AWS_REGION,
+    endpoint,
+    ...(process.env.AWS_ACCESS_KEY_ID
+      ? {}
+      : { credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } }),
+  });
+  const telemetry = cliTelemetry(io);
+  const ports = awsPorts(clients, config.STATE_TABLE_NAME);
+  if (shadow) ports.state = readOnly(ports.state);
+  else ports.executions = await executionsFor(clients, config, ports, (line) => io.stderr(line));
+  const policy: PolicySource = inv.policy
+    ? fixedPolicySource(inv.policy)
+    : ssmPolicySource(ports.parameters, config.POLICY_PARAMETER_NAME, config.POLICY_CACHE_SECONDS, telemetry);
+  const evaluate = createEvaluator({
+    config,
+    ports,
+    telemetry,
+    policy,
+    writeAudit: !shadow,
+    ...(shadow ? { mode: 'shadow' as const } : {}),
+  });
+  const report = await evaluate(inv.raw, inv.now);
+  if (report.ignored) io.stdout(`ignored (${report.ignored.reason}): ${report.ignored.message}`);
+  for (const record of report.records) io.stdout(JSON.stringify(record));
+  return report.records.some((r) => r.outcome === 'failed') ? EXIT.failure : EXIT.ok;
+}
+
 export async function invokeCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(() =>
     parseArgs({
@@ -144,56 +198,23 @@ export async function invokeCommand(args: string[], io: CliIo): Promise<number> 
   }
   if (!values.event) throw new UsageError(`--event FILE is required; ${USAGE}`);
   const { raw, event } = await loadEvent(io, values.event);
-  const now = nowOption(values.now, event.time);
-  const endpoint = process.env.AWS_ENDPOINT_URL;
-  const config = localConfig(process.env);
-  const policyFromFile = values.policy ? await loadPolicyFile(io, values.policy) : undefined;
-
-  const screened = screenEvent(event, now, config.MAX_EVENT_AGE_SECONDS);
-  const hint =
-    values.now === undefined && screened?.reason === 'StaleEvent'
-      ? ' (pass --now event to replay it at its own time)'
-      : '';
+  const inv: Invocation = {
+    raw,
+    event,
+    now: nowOption(values.now, event.time),
+    shadow: values.shadow,
+    policy: values.policy ? await loadPolicyFile(io, values.policy) : undefined,
+    config: localConfig(process.env),
+  };
+  const screened = screenEvent(event, inv.now, inv.config.MAX_EVENT_AGE_SECONDS);
   if (screened) {
+    const hint =
+      values.now === undefined && screened.reason === 'StaleEvent'
+        ? ' (pass --now event to replay it at its own time)'
+        : '';
     io.stdout(`ignored (${screened.reason}): ${screened.message}${hint}`);
     return EXIT.ok;
   }
-  if (!endpoint) {
-    if (!policyFromFile)
-      throw new UsageError('needs --policy FILE, or AWS_ENDPOINT_URL to read the policy from SSM');
-    const route = routeEvent(event, policyFromFile);
-    if ('reason' in route) {
-      io.stdout(`ignored (${route.reason}): ${route.message}`);
-      return EXIT.ok;
-    }
-    throw new UsageError(
-      `evaluating ${route.targets.map((t) => t.id).join(', ')} reads live metrics and capacity: set AWS_ENDPOINT_URL (for example moto_server, see npm run local)`,
-    );
-  }
-  const clients = createClients({
-    region: config.AWS_REGION,
-    endpoint,
-    ...(process.env.AWS_ACCESS_KEY_ID
-      ? {}
-      : { credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } }),
-  });
-  const telemetry = cliTelemetry(io);
-  const ports = awsPorts(clients, config.STATE_TABLE_NAME);
-  if (values.shadow) ports.state = readOnly(ports.state);
-  else ports.executions = await executionsFor(clients, config, ports, (line) => io.stderr(line));
-  const policy: PolicySource = policyFromFile
-    ? fixedPolicySource(policyFromFile)
-    : ssmPolicySource(ports.parameters, config.POLICY_PARAMETER_NAME, config.POLICY_CACHE_SECONDS, telemetry);
-  const evaluate = createEvaluator({
-    config,
-    ports,
-    telemetry,
-    policy,
-    writeAudit: !values.shadow,
-    ...(values.shadow ? { mode: 'shadow' as const } : {}),
-  });
-  const report = await evaluate(raw, now);
-  if (report.ignored) io.stdout(`ignored (${report.ignored.reason}): ${report.ignored.message}`);
-  for (const record of report.records) io.stdout(JSON.stringify(record));
-  return report.records.some((r) => r.outcome === 'failed') ? EXIT.failure : EXIT.ok;
+  const endpoint = process.env.AWS_ENDPOINT_URL;
+  return endpoint ? onEndpoint(io, inv, endpoint) : offline(io, inv);
 }

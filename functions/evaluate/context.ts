@@ -1,0 +1,39 @@
+/** What one target's evaluation works with: the invocation's context and the target's reads. */
+import type { Capacity } from '../../shared/aws/capacity.ts';
+import type { Config, Mode } from '../../shared/control/config.ts';
+import type { Conflict, Plan } from '../../shared/control/plan.ts';
+import type { TargetReadings } from '../../shared/control/readings.ts';
+import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
+import type { StoredState } from '../../shared/control/state.ts';
+import type { Decision, EngineState } from '../../shared/engine/types.ts';
+import type { Ports } from './ports.ts';
+import type { Telemetry } from './telemetry.ts';
+
+export interface TargetContext {
+  config: Config;
+  mode: Mode;
+  ports: Ports;
+  telemetry: Telemetry;
+  now: number;
+  killSwitch: boolean;
+  trigger: Trigger;
+  newId: (now: number) => string;
+  /** Waits between claim attempts: 10-50 ms x attempt, jittered, so losers do not collide again. */
+  backoff: (attempt: number) => Promise<void>;
+}
+
+export interface TargetInputs {
+  capacity: Capacity | Error;
+  conflict: Conflict | null | Error;
+  readings: TargetReadings | undefined;
+}
+
+export interface Attempt {
+  stored: StoredState;
+  capacity: Capacity;
+  decision: Decision;
+  next: EngineState;
+  plan: Plan;
+  decisionId: string;
+  inputs: RecordInputs;
+}
