@@ -29,7 +29,7 @@ describe('the definitions in statemachines/', () => {
     expect(checkDefinition(load(file))).toEqual([]);
   });
 
-  it('scale-target needs exactly the SageMaker, DynamoDB and CloudWatch calls it makes', () => {
+  it('scale-target needs exactly the SageMaker, SSM, DynamoDB and CloudWatch calls it makes', () => {
     expect([...actionsNeeded(load('statemachines/scale-target.asl.json')).keys()].sort()).toEqual([
       'cloudwatch:PutMetricData',
       'dynamodb:PutItem',
@@ -37,13 +37,19 @@ describe('the definitions in statemachines/', () => {
       'sagemaker:DescribeInferenceComponent',
       'sagemaker:UpdateEndpointWeightsAndCapacities',
       'sagemaker:UpdateInferenceComponentRuntimeConfig',
+      'ssm:GetParameters',
     ]);
   });
 
-  it('scale-target uses the two placeholders the template fills', () => {
+  it('scale-target uses the three placeholders the template fills', () => {
     const text = readFileSync('statemachines/scale-target.asl.json', 'utf8');
-    expect([...placeholders(text)].sort()).toEqual(['MetricNamespace', 'StateTableName']);
-    expect(placeholders(substitute(text, { MetricNamespace: 'Governor', StateTableName: 't' })).size).toBe(0);
+    expect([...placeholders(text)].sort()).toEqual([
+      'KillSwitchParameterName',
+      'MetricNamespace',
+      'StateTableName',
+    ]);
+    const values = { KillSwitchParameterName: '/k', MetricNamespace: 'Governor', StateTableName: 't' };
+    expect(placeholders(substitute(text, values)).size).toBe(0);
   });
 });
 

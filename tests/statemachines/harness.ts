@@ -11,12 +11,17 @@ import { allStates, substitute } from '#shared/deploy/asl.ts';
 
 export const DEFINITION_PATH = 'statemachines/scale-target.asl.json';
 export const TABLE = 'governor-state-test';
+export const KILL_SWITCH = '/governor/kill-switch';
 /** What `at` is in every outcome item: the Context Object's State.EnteredTime, fixed here. */
 export const ENTERED_TIME = '2025-06-01T12:00:00.000Z';
 
 export const definition = (): Record<string, unknown> =>
   JSON.parse(
-    substitute(readFileSync(DEFINITION_PATH, 'utf8'), { StateTableName: TABLE, MetricNamespace: 'Governor' }),
+    substitute(readFileSync(DEFINITION_PATH, 'utf8'), {
+      StateTableName: TABLE,
+      KillSwitchParameterName: KILL_SWITCH,
+      MetricNamespace: 'Governor',
+    }),
   );
 
 /** An AWS error as Step Functions names it for aws-sdk integrations: Service.ErrorException. */
@@ -44,6 +49,7 @@ export class Script {
 }
 
 export interface FakeAws {
+  getParameters: Script;
   describeEndpoint: Script;
   updateEndpointWeightsAndCapacities: Script;
   describeInferenceComponent: Script;
@@ -53,6 +59,7 @@ export interface FakeAws {
 }
 
 export const fakeAws = (overrides: Partial<FakeAws> = {}): FakeAws => ({
+  getParameters: new Script(killSwitch('off')),
   describeEndpoint: new Script(endpoint('InService', 1)),
   updateEndpointWeightsAndCapacities: new Script({}),
   describeInferenceComponent: new Script(component('InService', 1)),
@@ -61,6 +68,16 @@ export const fakeAws = (overrides: Partial<FakeAws> = {}): FakeAws => ({
   putMetricData: new Script({}),
   ...overrides,
 });
+
+/** A GetParameters answer for the kill switch: its value, or null when the parameter does not exist. */
+export function killSwitch(value: string | null): Record<string, unknown> {
+  return value === null
+    ? { Parameters: [], InvalidParameters: [KILL_SWITCH] }
+    : {
+        Parameters: [{ Name: KILL_SWITCH, Type: 'String', Value: value, Version: 3 }],
+        InvalidParameters: [],
+      };
+}
 
 /** A DescribeEndpoint answer with one variant AllTraffic at `count` instances (and a second variant). */
 export function endpoint(status: string, count: number, failureReason?: string): Record<string, unknown> {

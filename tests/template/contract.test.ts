@@ -135,10 +135,11 @@ describe('the events that wake the function', () => {
 describe('the scale-target state machine', () => {
   const machine = props('ScaleTargetStateMachine') as Loose;
 
-  it('is deployed from the ASL file with the table and the metric namespace substituted', () => {
+  it('is deployed from the ASL file with the table, the kill switch and the metric namespace substituted', () => {
     expect(existsSync(machine.DefinitionUri)).toBe(true);
     expect(machine.DefinitionSubstitutions).toEqual({
-      StateTableName: { Ref: 'StateTable' },
+      StateTableName: env.STATE_TABLE_NAME,
+      KillSwitchParameterName: env.KILL_SWITCH_PARAMETER_NAME,
       MetricNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
     });
     expect(machine.Logging.Destinations).toHaveLength(1);

@@ -34,7 +34,7 @@ describe('calls and grants in template.yaml', () => {
     );
   });
 
-  it('sees the state machine change SageMaker, record the outcome and count capacity errors', () => {
+  it('sees the state machine read the kill switch, change SageMaker, record the outcome, count capacity errors', () => {
     expect(callsOf('ScaleTargetStateMachine')).toEqual([
       'cloudwatch:putmetricdata',
       'dynamodb:putitem',
@@ -42,6 +42,7 @@ describe('calls and grants in template.yaml', () => {
       'sagemaker:describeinferencecomponent',
       'sagemaker:updateendpointweightsandcapacities',
       'sagemaker:updateinferencecomponentruntimeconfig',
+      'ssm:getparameters',
     ]);
   });
 
