@@ -7,7 +7,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { createClients } from '../../shared/aws/clients.ts';
 import { parseConfig } from '../../shared/control/config.ts';
@@ -40,7 +39,11 @@ const evaluate = createEvaluator({
   ),
 });
 
-/** Returns a summary (the full records are in the log and the audit table). */
+/**
+ * Returns a summary (the full records are in the log and the audit table). No logMetrics
+ * middleware: telemetry publishes each target's metrics as it goes (their dimension sets
+ * differ), so an end-of-invocation flush would only warn "no application metrics".
+ */
 export const handler = middy(async (event: unknown) => {
   const report = await evaluate(event, Date.now());
   return {
@@ -53,6 +56,4 @@ export const handler = middy(async (event: unknown) => {
       reasons: r.decision?.reasons ?? [],
     })),
   };
-})
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
+}).use(injectLambdaContext(logger));
