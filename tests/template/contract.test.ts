@@ -180,6 +180,20 @@ describe('operations', () => {
     expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
+  it('draws a dashboard whose body is valid JSON once CloudFormation substitutes it', () => {
+    const body = String((props('Dashboard').DashboardBody as Loose)['Fn::Sub']).replace(/\$\{[^}]+\}/g, 'x');
+    const titles = (JSON.parse(body).widgets as Loose[]).map((w) => w.properties.title).filter(Boolean);
+    expect(titles).toEqual([
+      'Desired capacity per target',
+      'Current capacity per target',
+      'Decisions by reason',
+      'Action failures and capacity errors',
+      'Invocation latency (ms) and successful invocations',
+      'Scale-target executions',
+      'Evaluate function',
+    ]);
+  });
+
   it('encrypts the dead-letter queue', () => {
     expect(props('DeadLetterQueue').SqsManagedSseEnabled).toBe(true);
   });
