@@ -45,7 +45,7 @@ export function run(): void {
     );
   }
   const z = toLog(toFiveMinuteRates(minutes.slice(0, 14 * DAY), 1), 4.8);
-  const fitMs = timeIt(() => fitModel(z));
+  const fitMs = timeIt(() => fitModel(z, 0));
   console.log(`one model fit on 14 days (no quantiles): ${fmt(fitMs, 2)} ms`);
   const t0 = performance.now();
   const e = evaluateForecasts(minutes, { historyDays: 14, horizonHours: 48 });

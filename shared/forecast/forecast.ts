@@ -32,8 +32,12 @@ const P = BINS_PER_DAY;
 export const MAX_HISTORY_DAYS = 28;
 /** Standard normal quantiles, for the in-sample fallback with under 1.5 days of history. */
 const NORMAL_Z: Record<QuantileName, number> = { p10: -1.2816, p50: 0, p90: 1.2816, p99: 2.3263 };
-/** The fallback widens in-sample residuals by 2: they flatter a model that has seen the data. */
-const IN_SAMPLE_WIDENING = 2;
+/**
+ * The fallback widens in-sample residuals by 1.5: they flatter a model that has seen the
+ * data, and miss day-to-day level changes. Used with under 1.5 days of history, and with 7 to
+ * 7.7 days, when no pseudo-origin fit would have the week the real one has.
+ */
+const IN_SAMPLE_WIDENING = 1.5;
 
 function parseOptions(history: readonly (number | null | undefined)[], options: ForecastOptions) {
   if (!Array.isArray(history)) throw new ForecastInputError('history must be an array of request counts');
@@ -51,12 +55,30 @@ function parseOptions(history: readonly (number | null | undefined)[], options: 
   return parsed.data;
 }
 
-/** The last whole days of bins, at most 28; what was dropped becomes a note. */
-function lastWholeDays(rates: Float64Array, notes: string[]): Float64Array {
-  const days = Math.min(MAX_HISTORY_DAYS, Math.floor(rates.length / P));
-  if (rates.length > MAX_HISTORY_DAYS * P)
+/**
+ * The bins the model sees: days that start at dayStartMinute (at most 28, the oldest padded
+ * with gaps when the history starts inside it), then the bins of today up to the origin. So
+ * 7 x 24 h of history ending at 06:00 is 7 days: 18 h of the first, 6 whole, and 6 h of
+ * today. With less than a whole day before today (24 h ending at noon), days are counted back
+ * from the origin instead, and a note says so.
+ */
+function window(rates: Float64Array, origin: number, dayStartMinute: number, notes: string[]) {
+  const intoDay = (((origin - dayStartMinute) % 1440) + 1440) % 1440;
+  let elapsed = Math.floor(intoDay / BIN_MINUTES);
+  if (rates.length - elapsed < P) {
+    elapsed = 0;
+    if (rates.length >= P)
+      notes.push('less than a whole day before today: days counted back from the origin');
+  }
+  let days = Math.ceil((rates.length - elapsed) / P);
+  if (days > MAX_HISTORY_DAYS) {
+    days = MAX_HISTORY_DAYS;
     notes.push(`history longer than ${MAX_HISTORY_DAYS} days: used the last ${MAX_HISTORY_DAYS}`);
-  return rates.subarray(rates.length - days * P);
+  }
+  const bins = new Float64Array(days * P + elapsed).fill(Number.NaN);
+  const kept = Math.min(bins.length, rates.length);
+  bins.set(rates.subarray(rates.length - kept), bins.length - kept);
+  return { bins, elapsed, days: rates.length < P ? 0 : days, padded: bins.length - kept };
 }
 
 function modelNotes(model: Model, rates: Float64Array, notes: string[]): void {
@@ -85,7 +107,7 @@ function modelNotes(model: Model, rates: Float64Array, notes: string[]): void {
  */
 function quantileOffset(bands: ResidualBands, model: Model, k: number, name: QuantileName): number {
   if (bands.samples > 0) return errorQuantile(bands, k, QUANTILES[name]) - errorQuantile(bands, k, 0.5);
-  return NORMAL_Z[name] * IN_SAMPLE_WIDENING * model.seasonal.scale;
+  return NORMAL_Z[name] * IN_SAMPLE_WIDENING * model.seasonal.fitScale;
 }
 
 export function forecast(
@@ -93,10 +115,15 @@ export function forecast(
   options: ForecastOptions,
   params: ModelParams = DEFAULT_PARAMS,
 ): ForecastResult {
-  const { stepMinutes, origin, horizonMinutes } = parseOptions(history, options);
+  const { stepMinutes, origin, horizonMinutes, dayStartMinute } = parseOptions(history, options);
   const notes: string[] = [];
-  const rates = lastWholeDays(toFiveMinuteRates(history, stepMinutes), notes);
-  if (rates.length < P) {
+  const {
+    bins: rates,
+    elapsed,
+    days,
+    padded,
+  } = window(toFiveMinuteRates(history, stepMinutes), origin, dayStartMinute, notes);
+  if (days < 1) {
     const minutes = history.length * stepMinutes;
     return {
       ok: false,
@@ -113,19 +140,19 @@ export function forecast(
   }
   const c = logOffset(rates);
   const z = toLog(rates, c);
-  const model = fitModel(z, params);
+  const model = fitModel(z, elapsed, params);
   const steps = Math.ceil(horizonMinutes / BIN_MINUTES);
-  const bands = residualBands(z, steps, params);
+  const bands = residualBands(z, elapsed, steps, params);
   if (bands.samples === 0)
-    notes.push('under 1.5 days of history: quantiles from widened in-sample residuals');
-  modelNotes(model, rates, notes);
+    notes.push('no out-of-sample errors yet: quantiles from widened in-sample residuals');
+  modelNotes(model, rates.subarray(padded), notes);
   const names = Object.keys(QUANTILES) as QuantileName[];
   const quantiles = Object.fromEntries(names.map((n) => [n, new Array<number>(steps)])) as Record<
     QuantileName,
     number[]
   >;
   for (let k = 0; k < steps; k++) {
-    const centre = predictLog(model, k);
+    const centre = predictLog(model, k, bands.decay ?? params.deviationDecay);
     for (const n of names) quantiles[n][k] = fromLog(centre + quantileOffset(bands, model, k, n), c);
   }
   return {

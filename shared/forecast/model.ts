@@ -18,7 +18,10 @@ export interface ModelParams {
   trendBeta: number;
   /** Trend damping per day when projected: day 1 adds b x phi, day 2 b x phi^2 (0.8: 1.44 b by day 2). */
   trendDamping: number;
-  /** The last half hour's deviation from the model decays by this factor per five-minute step. */
+  /**
+   * The last half hour's deviation from the model decays by this factor per five-minute step,
+   * when the pseudo-origins cannot choose one (./residuals.ts, chooseDecay).
+   */
   deviationDecay: number;
 }
 
@@ -39,12 +42,14 @@ const DEVIATION_BINS = 6;
 
 export interface Model {
   seasonal: Seasonal;
-  /** Smoothed deseasonalized log level of the last day block. */
+  /** Smoothed deseasonalized log level of yesterday (the last whole day). */
   level: number;
   /** Log change per day. */
   trend: number;
   /** Log deviation of the last half hour from the model (0 when unknown). */
   deviation: number;
+  /** Bins of today (the day the origin falls in) before the origin. */
+  elapsed: number;
   params: ModelParams;
 }
 
@@ -77,37 +82,55 @@ function smoothLevel(d: Float64Array, params: ModelParams): { level: number; tre
   return { level: Number.isFinite(level) ? level : 0, trend };
 }
 
-/** Log forecast at k steps after the origin, before the deviation term. */
-function baseAt(model: Omit<Model, 'deviation'>, k: number): number {
-  const block = Math.floor(k / P);
-  let damp = 0;
+/** Sum of phi^i for i = 1 .. days: how many days of trend a block that many days ahead gets. */
+function dampedDays(phi: number, days: number): number {
+  let sum = 0;
   let factor = 1;
-  for (let i = 0; i <= block; i++) {
-    factor *= model.params.trendDamping;
-    damp += factor;
+  for (let i = 0; i < days; i++) {
+    factor *= phi;
+    sum += factor;
   }
-  const cls = blockClass(-(block + 1));
-  return model.level + model.trend * damp + seasonalAt(model.seasonal, cls, k % P);
+  return sum;
 }
 
-/** Fits the model to z: whole day blocks of log demand, oldest first, ending at the origin. */
-export function fitModel(z: Float64Array, params: ModelParams = DEFAULT_PARAMS): Model {
-  const seasonal = fitSeasonal(z);
+/**
+ * The model's log value u bins after the start of today (the day the origin falls in): day
+ * f = floor(u / 288) ahead gets the level plus f + 1 damped days of trend and its weekday's
+ * seasonal part. Negative u is yesterday, the last fitted day, at the fitted level.
+ */
+function expectedAt(model: Omit<Model, 'deviation'>, u: number): number {
+  if (u < 0) return model.level + seasonalAt(model.seasonal, 0, P + u);
+  const day = Math.floor(u / P);
+  const trend = model.trend * dampedDays(model.params.trendDamping, day + 1);
+  return model.level + trend + seasonalAt(model.seasonal, blockClass(-(day + 1)), u % P);
+}
+
+/** Log forecast at k steps after the origin, before the deviation term. */
+export const baseAt = (model: Omit<Model, 'deviation'>, k: number): number =>
+  expectedAt(model, model.elapsed + k);
+
+/**
+ * Fits the model to z: whole days of log demand (oldest first), then `elapsed` bins of today
+ * up to the origin. Days are calendar days (./forecast.ts, dayStartMinute), so a weekend
+ * starts where a day does, not somewhere inside a block.
+ */
+export function fitModel(z: Float64Array, elapsed: number, params: ModelParams = DEFAULT_PARAMS): Model {
+  const whole = z.length - elapsed;
+  const seasonal = fitSeasonal(z.subarray(0, whole));
   const { level, trend } = smoothLevel(deseasonalizedLevels(seasonal), params);
-  const partial = { seasonal, level, trend, params };
+  const partial = { seasonal, level, trend, elapsed, params };
   const recent = new Float64Array(DEVIATION_BINS);
   for (let i = 0; i < DEVIATION_BINS; i++) {
     const t = z.length - DEVIATION_BINS + i;
-    // The last block is "0 days back"; its fitted value uses the smoothed level, as a forecast would.
-    recent[i] = z[t]! - (level + seasonalAt(seasonal, 0, t % P));
+    recent[i] = z[t]! - expectedAt(partial, t - whole);
   }
   const deviation = median(recent);
   return { ...partial, deviation: Number.isFinite(deviation) ? deviation : 0 };
 }
 
 /** Log point forecast k five-minute steps after the origin (k = 0 is the first step). */
-export function predictLog(model: Model, k: number): number {
-  return baseAt(model, k) + model.deviation * model.params.deviationDecay ** (k + 1);
+export function predictLog(model: Model, k: number, decay = model.params.deviationDecay): number {
+  return baseAt(model, k) + model.deviation * decay ** (k + 1);
 }
 
 /** 'weekly' with a week of history or more (day-of-week levels and shapes), else 'daily'. */

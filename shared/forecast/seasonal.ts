@@ -23,8 +23,10 @@ export interface Seasonal {
   weekly: Float64Array | null;
   /** Weekday-specific shape, class x 288 + slot (log); null with less than a week. */
   interaction: Float64Array | null;
-  /** Robust standard deviation of the residuals (log). */
+  /** Robust standard deviation of the residuals before the weekday shape (log): the clipping scale. */
   scale: number;
+  /** Robust standard deviation of the residuals of the whole fit (log), for the in-sample fallback. */
+  fitScale: number;
 }
 
 const P = BINS_PER_DAY;
@@ -185,7 +187,10 @@ export function fitSeasonal(z: Float64Array): Seasonal {
   const e = residuals(z, levels, daily);
   const scale = robustScale(e) || 0;
   const interaction = m >= DAYS_PER_WEEK ? interactionEffects(e, m, scale) : null;
-  return { ...base, interaction, scale };
+  if (interaction)
+    for (let t = 0; t < e.length; t++)
+      e[t]! -= interaction[blockClass(m - 1 - Math.floor(t / P)) * P + (t % P)]!;
+  return { ...base, interaction, scale, fitScale: interaction ? robustScale(e) || 0 : scale };
 }
 
 /** The seasonal part (daily + weekly + interaction) at slot s of a block of the given class. */

@@ -28,9 +28,6 @@ export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   return sorted[lo]! + (pos - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
-/** Reused scratch space for median(): the forecaster takes thousands of small medians per fit. */
-let scratch = new Float64Array(1024);
-
 /** The k-th smallest of a[0..n) (0-based), partially reordering a: quickselect, O(n) on average. */
 function select(a: Float64Array, n: number, k: number): number {
   let lo = 0;
@@ -75,9 +72,7 @@ export function medianInPlace(buf: Float64Array, n: number): number {
 
 /** Median of the finite values; NaN when none. The input is not changed. */
 export function median(values: ArrayLike<number>): number {
-  const buf = scratch.length >= values.length ? scratch : (scratch = new Float64Array(values.length));
-  for (let i = 0; i < values.length; i++) buf[i] = values[i]!;
-  return medianInPlace(buf, values.length);
+  return medianInPlace(Float64Array.from(values), values.length);
 }
 
 /** Median absolute deviation scaled to a normal standard deviation (1.4826 x MAD). */

@@ -23,6 +23,15 @@ export const ForecastOptionsSchema = z
       .max(10_080, { message: 'must be at most 10080 (7 days)' })
       .default(2880)
       .describe('How far ahead to forecast, in minutes. Default 2880 (48 h).'),
+    dayStartMinute: z
+      .number()
+      .int()
+      .min(0, { message: 'must be from 0 to 1439' })
+      .max(1439, { message: 'must be from 0 to 1439' })
+      .default(0)
+      .describe(
+        "Minute of the day, on the clock of origin, when demand's day turns over (local midnight): 0 for a trace that starts at midnight, 240 for US Eastern summer time on UTC epoch minutes.",
+      ),
   })
   .strict();
 export type ForecastOptions = z.input<typeof ForecastOptionsSchema>;
