@@ -72,12 +72,12 @@ export function medianInPlace(buf: Float64Array, n: number): number {
 
 /** Median of the finite values; NaN when none. The input is not changed. */
 export function median(values: ArrayLike<number>): number {
-  return medianInPlace(Float64Array.from(values), values.length);
+  return medianInPlace(new Float64Array(values), values.length);
 }
 
 /** Median absolute deviation scaled to a normal standard deviation (1.4826 x MAD). */
 export function robustScale(values: ArrayLike<number>): number {
-  const dev = Float64Array.from(values);
+  const dev = new Float64Array(values);
   const centre = medianInPlace(dev, dev.length);
   if (!Number.isFinite(centre)) return Number.NaN;
   for (let i = 0; i < values.length; i++) dev[i] = Math.abs(values[i]! - centre);
@@ -105,7 +105,11 @@ export function robustCenter(values: ArrayLike<number>, n = values.length): numb
   }
   if (count === 0) return 0;
   if (count === 1) return a;
-  if (count > 2) return median(Array.prototype.slice.call(values, 0, n) as number[]);
+  if (count > 2) {
+    const copy = new Float64Array(n);
+    for (let i = 0; i < n; i++) copy[i] = values[i]!;
+    return medianInPlace(copy, n);
+  }
   if (a > 0 && b > 0) return Math.min(a, b);
   if (a < 0 && b < 0) return Math.max(a, b);
   return 0;
