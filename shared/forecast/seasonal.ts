@@ -1,6 +1,6 @@
 /**
- * Robust seasonal decomposition of a log-demand series cut into day blocks that end at the
- * forecast origin (block m-1 is the last 24 h, block m-8 the same 24 h a week earlier):
+ * Robust seasonal decomposition of a log-demand series cut into whole days, oldest first
+ * (block m-1 is yesterday, block m-8 the same weekday a week earlier):
  *
  *   z[r][s] = level[r] + daily[s] + weekly-interaction[class r][s] + residual
  *
@@ -36,14 +36,14 @@ const CLIP_SIGMAS = 3;
 const SHAPE_SMOOTH_BINS = 6;
 /**
  * A weekday shape seen in one week only is halved: one week cannot tell a habit from an
- * accident. Halving beat both 1 and 0 on NASA with 7 to 14 days of history (p90 pinball 2.64
- * against 2.85 with 14 days; docs/forecast.md, "Tuning").
+ * accident. On NASA, halving beat keeping it whole (p90 pinball 4.12 against 4.23 with 7 days
+ * of history, 2.70 against 2.76 with 14; docs/forecast.md, "Tuning").
  */
 const SINGLE_WEEK_SHRINK = 0.5;
 /** The daily profile is averaged over +-4 bins (45 minutes) to take out slot-to-slot noise. */
 const DAILY_SMOOTH_BINS = 4;
 
-/** Block class: whole days back from the origin, modulo a week (0 = the last 24 h). */
+/** Block class: whole days back from today, modulo a week (0 = yesterday, -1 = today, -2 = tomorrow). */
 export const blockClass = (blocksBack: number): number =>
   ((blocksBack % DAYS_PER_WEEK) + DAYS_PER_WEEK) % DAYS_PER_WEEK;
 
