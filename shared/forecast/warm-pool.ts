@@ -81,7 +81,8 @@ export function coveredQuantile(cold: number, warm: number, idle: number, shortf
   return Math.min(Q_MAX, Math.max(Q_MIN, q));
 }
 
-const fmt = (x: number) => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+/** 94 for 94.3, 2.5 for 2.5, 7 for 7.0: a number as the sentence needs it. */
+const fmt = (x: number) => String(Number(x.toFixed(x >= 10 ? 0 : 1)));
 
 function parse(input: WarmPoolInput) {
   const parsed = WarmPoolInputSchema.safeParse(input);
@@ -114,7 +115,7 @@ export function sizeWarmPool(input: WarmPoolInput): WarmPoolDecision {
   const source =
     primary === 'NoUncertainty'
       ? 'neither the forecast spread nor the burst history shows a rise to cover'
-      : `${primary === 'CoversBursts' ? 'bursts' : 'forecast uncertainty'} of ${fmt(cover)} req/min at p${fmt(100 * q)} need ${fmt(cover / v.instanceCapacity)} instances of ${fmt(v.instanceCapacity)} req/min`;
+      : `${primary === 'CoversBursts' ? 'bursts' : 'forecast uncertainty'} of ${fmt(cover)} req/min at p${(100 * q).toFixed(1)} need ${(cover / v.instanceCapacity).toFixed(2)} instances of ${fmt(v.instanceCapacity)} req/min`;
   const clamp = reasons[1]
     ? ` (${reasons[1] === 'ClampedToMax' ? `max ${v.maxPool}` : `min ${v.minPool}`})`
     : '';

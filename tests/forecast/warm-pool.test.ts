@@ -77,6 +77,12 @@ describe('warm-pool sizing', () => {
     expect(decision.message).toMatch(new RegExp(`^keep ${size} warm`));
   });
 
+  it('explains itself in one sentence with the numbers', () => {
+    expect(sizeWarmPool({ ...base, forecastSpread: 30 }).message).toBe(
+      'keep 3 warm: forecast uncertainty of 20 req/min at p94.3 need 2.04 instances of 10 req/min; one idles at 5 % of its price and saves 7 min of start-up',
+    );
+  });
+
   it('a costlier shortfall covers a higher quantile and keeps more', () => {
     // p94.3: 100 x 1.58 / 2.33 = 68 req/min, 7 instances; p98.6: 100 x 2.19 / 2.33 = 94, 10.
     const cheap = sizeWarmPool({ ...base, forecastSpread: 100 });
