@@ -2,7 +2,7 @@
  * Rules that span fields, checked after each field is valid on its own. Each message names
  * the path and says how to fix it, because an operator reads it in a terminal or an alarm.
  */
-import type { TargetPolicy } from './schema.ts';
+import { plannedRequestsPerInstance, type TargetPolicy } from './schema.ts';
 
 export interface PolicyProblem {
   path: string;
@@ -58,6 +58,18 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
     add(
       [...at, 'damping', 'scaleInStabilizationSeconds'],
       `(${damping.scaleInStabilizationSeconds}) is shorter than periodSeconds (${damping.periodSeconds}): make the window at least one period`,
+    );
+  }
+  if (t.forecast?.enabled && plannedRequestsPerInstance(t) === null) {
+    add(
+      [...at, 'forecast', 'requestsPerInstance'],
+      'is needed to turn forecast demand into instances: set it, add an invocationsPerInstance signal, or set instanceCapacity',
+    );
+  }
+  if (t.warmPool && t.warmPool.minSize > t.warmPool.maxSize) {
+    add(
+      [...at, 'warmPool', 'minSize'],
+      `(${t.warmPool.minSize}) is greater than maxSize (${t.warmPool.maxSize}): lower minSize or raise maxSize`,
     );
   }
   const seen = new Map<string, number>();

@@ -195,6 +195,70 @@ export const InstanceCapacitySchema = z
   })
   .strict();
 
+/** Look ahead: a capacity floor from the demand forecast, set ahead of the provisioning lead time. */
+export const ForecastPolicySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    quantile: z
+      .enum(['p50', 'p90', 'p99'])
+      .default('p90')
+      .describe('Forecast quantile the floor covers: p90 pays for capacity 9 minutes in 10 would need.'),
+    leadTimeMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(180)
+      .default(10)
+      .describe(
+        'Minutes from asking for an instance to it serving, plus metric delay: the floor covers now to now + this. Default 10 (SageMaker GPU start about 525 s, plus about 1 min of CloudWatch delay).',
+      ),
+    requestsPerInstance: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'Requests per minute one instance is planned at. Default: the invocationsPerInstance target, else instanceCapacity.requestsPerMinuteAtSlo.',
+      ),
+    historyDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(28)
+      .default(14)
+      .describe('Days of history each forecast is fitted on.'),
+    refreshMinutes: z.number().int().min(5).max(1440).default(60).describe('Minutes between forecasts.'),
+    dayStartMinute: z
+      .number()
+      .int()
+      .min(0)
+      .max(1439)
+      .default(0)
+      .describe("Minute of the UTC day when the service's day turns over (its local midnight)."),
+    scheduledActions: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Also write Application Auto Scaling scheduled actions that raise min capacity ahead of ramps.',
+      ),
+  })
+  .strict();
+
+/** Pre-initialized capacity kept idle so a scale-out serves in seconds rather than minutes. */
+export const WarmPoolPolicySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    minSize: z.number().int().min(0).default(0).describe('Idle instances always kept.'),
+    maxSize: z.number().int().min(0).default(10).describe('Idle instances kept at most.'),
+    warmStartMinutes: z.number().min(0).default(1).describe('Minutes a warm instance needs to serve.'),
+    idleCostFraction: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.05)
+      .describe('Cost of an idle warm instance as a fraction of a running one (stopped: storage only).'),
+  })
+  .strict();
+
 const targetCommon = {
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
     message: 'must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit',
@@ -207,6 +271,8 @@ const targetCommon = {
   damping: DampingSchema.default(DampingSchema.parse({})),
   panic: PanicSchema.default(PanicSchema.parse({})),
   instanceCapacity: InstanceCapacitySchema.optional(),
+  forecast: ForecastPolicySchema.optional(),
+  warmPool: WarmPoolPolicySchema.optional(),
   onConflictingScaler: z
     .enum(['refuse', 'suspend'])
     .default('refuse')
@@ -253,9 +319,19 @@ export type Damping = z.infer<typeof DampingSchema>;
 export type Panic = z.infer<typeof PanicSchema>;
 export type Scaling = z.infer<typeof ScalingSchema>;
 export type TargetPolicy = z.infer<typeof TargetSchema>;
+export type ForecastPolicy = z.infer<typeof ForecastPolicySchema>;
+export type WarmPoolPolicy = z.infer<typeof WarmPoolPolicySchema>;
 export type TargetKind = TargetPolicy['kind'];
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
 export type PolicyFileInput = z.input<typeof PolicyFileSchema>;
 
 export const isLatencySignal = (s: Signal): s is LatencySignal =>
   (LATENCY_METRICS as readonly string[]).includes(s.metric);
+
+/** Requests per minute one instance is planned at, for the forecast floor; null when unknown. */
+export function plannedRequestsPerInstance(t: TargetPolicy): number | null {
+  if (t.forecast?.requestsPerInstance !== undefined) return t.forecast.requestsPerInstance;
+  const inv = t.signals.find((s) => s.metric === 'invocationsPerInstance');
+  if (inv && !isLatencySignal(inv)) return inv.target;
+  return t.instanceCapacity?.requestsPerMinuteAtSlo ?? null;
+}
