@@ -29,11 +29,24 @@ export class Fleet {
   /** Warm-pool instances being initialized: running, so billed in full until they stop. */
   readonly #filling: Batch[] = [];
   readonly #options: FleetOptions;
+  #warmPoolSize: number;
 
   constructor(options: FleetOptions) {
     this.#options = options;
     this.ready = options.initialReady;
     this.warmIdle = options.warmPoolSize;
+    this.#warmPoolSize = options.warmPoolSize;
+  }
+
+  /**
+   * Resizes the warm pool: a larger pool starts filling now (new instances initialize for a
+   * cold start, billed in full, then stop); a smaller one terminates idle instances at once.
+   */
+  resizeWarmPool(size: number, minute: number): void {
+    this.#warmPoolSize = size;
+    const have = this.warmIdle + this.filling;
+    if (size > have) this.#enqueue(this.#filling, minute + this.#options.coldStartMinutes, size - have);
+    else if (size < this.warmIdle) this.warmIdle = size;
   }
 
   get pending(): number {
@@ -73,7 +86,8 @@ export class Fleet {
   }
 
   #add(count: number, minute: number): void {
-    const { coldStartMinutes, warmStartMinutes, warmPoolSize } = this.#options;
+    const { coldStartMinutes, warmStartMinutes } = this.#options;
+    const warmPoolSize = this.#warmPoolSize;
     const warm = Math.min(count, this.warmIdle);
     if (warm > 0) {
       this.warmIdle -= warm;

@@ -5,6 +5,7 @@
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import { buildPolicies } from './policies/index.ts';
+import type { Policy } from './policies/types.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
 import { simulate } from './simulate.ts';
 import type { Trace } from './trace.ts';
@@ -16,6 +17,14 @@ export interface BacktestInput {
   options: ScenarioOptions;
   /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
   onProgress?: (policy: string, done: number) => void;
+}
+
+function forecastBand(policies: readonly Policy[]): Pick<BacktestResult, 'forecast'> {
+  for (const p of policies) {
+    const band = p.forecastBand?.();
+    if (band && band.p90.some((v) => v > 0)) return { forecast: band };
+  }
+  return {};
 }
 
 export function runBacktest(input: BacktestInput): BacktestResult {
@@ -54,6 +63,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
     demand: workload.requests,
     ...(workload.work === workload.requests ? {} : { work: workload.work }),
     oracle,
+    ...forecastBand(policies),
     policies: runs,
   };
 }

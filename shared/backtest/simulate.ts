@@ -86,6 +86,7 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
       warmIdle: fleet.warmIdle,
       metrics: feed,
     };
+    if (policy.warmPoolSizeAt) fleet.resizeWarmPool(policy.warmPoolSizeAt(m), m);
     if (fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m)) tally.actions++;
     const backlogOut = serve(m, fleet, backlog, input, tally);
     const { ready } = fleet;

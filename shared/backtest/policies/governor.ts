@@ -21,6 +21,7 @@ import type {
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import type { Datapoint } from '../metrics.ts';
 import type { DecisionMark } from '../types.ts';
+import type { Lookahead } from './lookahead.ts';
 import type { FleetView, Policy } from './types.ts';
 
 /** How each engine metric reads off a datapoint, in the policy's units (k scales requests). */
@@ -67,7 +68,11 @@ export function snapshotFrom(view: FleetView, target: TargetPolicy, k: number): 
 }
 
 export interface GovernorOptions {
+  /** Shown in the table: 'governor', or 'governor-reactive' without the look-ahead. */
+  name?: string;
   target: TargetPolicy;
+  /** Forecast floor and warm-pool sizing (absent: reactive only). */
+  lookahead?: Lookahead;
   /** k: request signals are multiplied by it. */
   unitScale: number;
   warmPoolSize: number;
@@ -78,8 +83,16 @@ export function governorPolicy(options: GovernorOptions): Policy {
   let state: EngineState | undefined;
   const reasonCounts: Partial<Record<ReasonCode, number>> = {};
   const decisions: DecisionMark[] = [];
+  const { lookahead } = options;
+  const quantile = target.forecast?.quantile ?? 'p90';
   const step = (view: FleetView, minute: number): number => {
-    const result = decide(state, snapshotFrom(view, target, unitScale), target, view.now);
+    const snapshot = snapshotFrom(view, target, unitScale);
+    if (lookahead) {
+      lookahead.update(view.metrics, minute);
+      const floor = lookahead.floorAt(minute);
+      if (floor !== undefined) snapshot.forecastFloor = { capacity: floor, quantile };
+    }
+    const result = decide(state, snapshot, target, view.now);
     state = result.state;
     const d = result.decision;
     for (const code of d.reasons) reasonCounts[code] = (reasonCounts[code] ?? 0) + 1;
@@ -96,9 +109,13 @@ export function governorPolicy(options: GovernorOptions): Policy {
     return d.desiredCapacity;
   };
   return {
-    name: 'governor',
+    name: options.name ?? 'governor',
     decide: step,
     warmPoolSize: options.warmPoolSize,
+    ...(lookahead?.warmPoolSize !== undefined && target.warmPool?.enabled
+      ? { warmPoolSizeAt: () => lookahead.warmPoolSize }
+      : {}),
     explain: () => ({ reasonCounts, decisions }),
+    ...(lookahead ? { forecastBand: () => ({ p50: lookahead.p50, p90: lookahead.p90 }) } : {}),
   };
 }

@@ -2,16 +2,19 @@
  * Every policy of one backtest run, in the order the table shows them: Governor first, then the
  * baselines, then the limit. Each call builds fresh policies (they keep state while they run).
  */
-import type { TargetPolicy } from '../../policy/schema.ts';
+import { plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
+import type { ResolvedScenario } from '../scenario.ts';
 import { AWS_DEFAULTS, awsTargetTrackingPolicy } from './aws-target-tracking.ts';
 import { governorPolicy } from './governor.ts';
 import { HPA_DEFAULTS, k8sHpaPolicy } from './k8s-hpa.ts';
+import { Lookahead } from './lookahead.ts';
 import { oraclePolicy } from './oracle.ts';
 import { staticPeakPolicy } from './static-peak.ts';
 import type { Policy, PolicyContext } from './types.ts';
 
 export const POLICY_NAMES = [
   'governor',
+  'governor-reactive',
   'aws-target-tracking',
   'aws-target-tracking-at-slo',
   'k8s-hpa',
@@ -23,15 +26,63 @@ export type PolicyName = (typeof POLICY_NAMES)[number];
 /** AWS's recommended target for SageMaker: max RPS x 0.5 x 60, i.e. half the saturation rate. */
 export const AWS_RECOMMENDED_FRACTION_OF_SATURATION = 0.5;
 
+/**
+ * The look-ahead for a target whose policy enables a forecast or a warm pool. Lead time is the
+ * scenario's: cold start + metric delay (what a floor set now must cover). Request figures are
+ * divided by k (policyUnitScale) to put the policy's units back into the trace's.
+ */
+function lookaheadFor(
+  target: TargetPolicy,
+  scenario: ResolvedScenario,
+  minutes: number,
+): Lookahead | undefined {
+  const f = target.forecast;
+  if (!f?.enabled && !target.warmPool?.enabled) return undefined;
+  const planned = plannedRequestsPerInstance(target);
+  const k = scenario.policyUnitScale;
+  return new Lookahead({
+    forecast: {
+      ...(f ?? {
+        quantile: 'p90',
+        leadTimeMinutes: 10,
+        historyDays: 14,
+        refreshMinutes: 60,
+        dayStartMinute: 0,
+        scheduledActions: false,
+      }),
+      enabled: f?.enabled ?? false,
+    },
+    ...(target.warmPool?.enabled ? { warmPool: target.warmPool } : {}),
+    leadMinutes: scenario.coldStartMinutes + scenario.metricDelayMinutes,
+    coldStartMinutes: scenario.coldStartMinutes,
+    requestsPerInstance: planned !== null ? planned / k : scenario.mu,
+    instanceCapacity: scenario.mu,
+    minutes,
+  });
+}
+
 export function buildPolicies(ctx: PolicyContext, target: TargetPolicy): Policy[] {
   const { scenario } = ctx;
   const recommended = AWS_RECOMMENDED_FRACTION_OF_SATURATION * scenario.muSat;
+  const lookahead = lookaheadFor(target, scenario, ctx.work.length);
+  const reactive = { ...target, forecast: undefined, warmPool: undefined };
   return [
     governorPolicy({
       target,
       unitScale: scenario.policyUnitScale,
       warmPoolSize: scenario.warmPoolInstances ?? 0,
+      ...(lookahead ? { lookahead } : {}),
     }),
+    ...(lookahead
+      ? [
+          governorPolicy({
+            name: 'governor-reactive',
+            target: reactive,
+            unitScale: scenario.policyUnitScale,
+            warmPoolSize: scenario.warmPoolInstances ?? 0,
+          }),
+        ]
+      : []),
     awsTargetTrackingPolicy({ name: 'aws-target-tracking', target: recommended, ...AWS_DEFAULTS }),
     awsTargetTrackingPolicy({ name: 'aws-target-tracking-at-slo', target: scenario.mu, ...AWS_DEFAULTS }),
     k8sHpaPolicy({ name: 'k8s-hpa', target: recommended, ...HPA_DEFAULTS }, scenario.initialInstances),

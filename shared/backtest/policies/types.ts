@@ -28,10 +28,14 @@ export interface Policy {
   decide(view: FleetView, minute: number): number;
   /** Idle warm-pool instances to keep (default 0: no warm pool). */
   readonly warmPoolSize?: number;
+  /** A warm pool resized as the policy learns (read each minute; overrides warmPoolSize). */
+  warmPoolSizeAt?(minute: number): number;
   /** Overrides the scenario's start-up delay (the oracle provisions with none). */
   readonly startDelayMinutes?: number;
   /** Overrides the scenario's initial fleet (static peak and the oracle start where they stay). */
   readonly initialReady?: number;
+  /** After the run: the forecast band the policy planned with, per minute (look-ahead policies). */
+  forecastBand?(): { p50: number[]; p90: number[] };
   /** After the run: decision counts and marks (governor policies). */
   explain?(): { reasonCounts: Partial<Record<ReasonCode, number>>; decisions: DecisionMark[] };
 }

@@ -1,0 +1,122 @@
+/**
+ * Governor's look-ahead in the backtest, as functions/forecast does it in AWS: every
+ * refreshMinutes it fits the forecaster (shared/forecast) on the demand history CloudWatch has
+ * delivered so far, and turns the forecast into
+ *   - a capacity floor for each minute t: the largest forecast quantile over [t, t + lead],
+ *     in instances of requestsPerInstance, so what must serve at t + lead is asked for at t;
+ *   - a warm-pool size from the forecast's spread and the burst history (sizeWarmPool).
+ * Only delivered datapoints are read: the forecast never sees the future it is scored on.
+ */
+
+import { ceilCapacity } from '../../engine/signals.ts';
+import { forecast } from '../../forecast/forecast.ts';
+import type { Forecast } from '../../forecast/types.ts';
+import { burstIncreases, leadTimeSpread, sizeWarmPool } from '../../forecast/warm-pool.ts';
+import type { ForecastPolicy, WarmPoolPolicy } from '../../policy/schema.ts';
+import type { MetricsView } from '../metrics.ts';
+
+export interface LookaheadOptions {
+  forecast: ForecastPolicy;
+  warmPool?: WarmPoolPolicy;
+  /** Minutes from asking for an instance to it serving, plus the metric delay. */
+  leadMinutes: number;
+  coldStartMinutes: number;
+  /** Requests per minute (trace units) one instance is planned at, for the floor. */
+  requestsPerInstance: number;
+  /** Requests per minute (trace units) one instance serves at the SLO, for the warm pool. */
+  instanceCapacity: number;
+  /** Trace minutes, so the recorded band has one value per minute. */
+  minutes: number;
+}
+
+const DAY = 1440;
+/**
+ * The floor holds steady in blocks: within a block it covers the forecast to the block's end plus
+ * the lead time, so a ramp is met in one step per block instead of one per five-minute bin
+ * (NASA: 2,215 scaling actions with 5-minute steps, see docs/forecast.md).
+ */
+export const FLOOR_BLOCK_MINUTES = 30;
+/** Burst history for the warm pool: the last two days are enough and keep each refit cheap. */
+const BURST_HISTORY_MINUTES = 2 * DAY;
+
+export class Lookahead {
+  readonly #o: LookaheadOptions;
+  #fittedAt = Number.NEGATIVE_INFINITY;
+  #floors: Int32Array = new Int32Array(0);
+  #floorsFrom = 0;
+  #warmPool = 0;
+  /** The band actually used, per minute (0 before the first forecast): for the report. */
+  readonly p50: number[];
+  readonly p90: number[];
+
+  constructor(options: LookaheadOptions) {
+    this.#o = options;
+    this.p50 = new Array<number>(options.minutes).fill(0);
+    this.p90 = new Array<number>(options.minutes).fill(0);
+  }
+
+  get warmPoolSize(): number {
+    return this.#warmPool;
+  }
+
+  /** Refits when due; call once per minute before floorAt. */
+  update(view: MetricsView, minute: number): void {
+    const { forecast: f } = this.#o;
+    if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
+    this.#fittedAt = minute;
+    const from = Math.max(0, view.count - f.historyDays * DAY);
+    const history = new Array<number>(view.count - from);
+    for (let i = from; i < view.count; i++) history[i - from] = view.at(i).requests;
+    const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#o.leadMinutes + 5) / 5) * 5;
+    const result = forecast(history, {
+      stepMinutes: 1,
+      origin: view.count,
+      horizonMinutes: Math.max(5, horizon),
+      dayStartMinute: f.dayStartMinute,
+    });
+    if (!result.ok) return;
+    this.#plan(result, minute);
+    if (this.#o.warmPool?.enabled) this.#sizePool(result, history);
+  }
+
+  /** The floor for `minute`, or undefined when no forecast covers it. */
+  floorAt(minute: number): number | undefined {
+    const i = minute - this.#floorsFrom;
+    return i >= 0 && i < this.#floors.length ? this.#floors[i] : undefined;
+  }
+
+  #plan(result: Forecast, minute: number): void {
+    const { leadMinutes, requestsPerInstance, forecast: f } = this.#o;
+    const q = result.quantiles[f.quantile];
+    const at = (t: number) => Math.min(q.length - 1, Math.max(0, Math.floor((t - result.origin) / 5)));
+    const span = f.refreshMinutes + leadMinutes;
+    this.#floorsFrom = minute;
+    this.#floors = new Int32Array(span);
+    for (let k = 0; k < span; k++) {
+      const t = minute + k;
+      let peak = 0;
+      const blockEnd = Math.ceil((t + 1) / FLOOR_BLOCK_MINUTES) * FLOOR_BLOCK_MINUTES;
+      for (let s = at(t); s <= at(blockEnd + leadMinutes); s++) peak = Math.max(peak, q[s]!);
+      this.#floors[k] = ceilCapacity(peak / requestsPerInstance);
+      if (t < this.p50.length) {
+        this.p50[t] = result.quantiles.p50[at(t)]!;
+        this.p90[t] = result.quantiles.p90[at(t)]!;
+      }
+    }
+  }
+
+  #sizePool(result: Forecast, history: number[]): void {
+    const pool = this.#o.warmPool!;
+    const recent = history.slice(-BURST_HISTORY_MINUTES);
+    this.#warmPool = sizeWarmPool({
+      forecastSpread: leadTimeSpread(result, this.#o.leadMinutes),
+      burstIncreases: burstIncreases(recent, this.#o.coldStartMinutes),
+      instanceCapacity: this.#o.instanceCapacity,
+      coldStartMinutes: this.#o.coldStartMinutes,
+      warmStartMinutes: pool.warmStartMinutes,
+      idleCostFraction: Math.max(1e-6, pool.idleCostFraction),
+      minPool: pool.minSize,
+      maxPool: pool.maxSize,
+    }).size;
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { Fleet } from '#shared/backtest/fleet.ts';
+import { MetricsFeed } from '#shared/backtest/metrics.ts';
+import { Lookahead } from '#shared/backtest/policies/lookahead.ts';
+import { runBacktest } from '#shared/backtest/run.ts';
+import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
+import type { Trace } from '#shared/backtest/trace.ts';
+import { parsePolicyText } from '#shared/policy/load.ts';
+import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { datapoints } from './views.ts';
+
+const DAY = 1440;
+
+/** Days of a business-hours service: 40 requests a minute at night, a one-hour ramp from 07:30, 400 until 20:00. */
+function dailySteps(days: number): Trace {
+  const requests = Array.from({ length: days * DAY }, (_, m) => {
+    const hour = (m % DAY) / 60;
+    if (hour < 7.5 || hour >= 20) return 40;
+    return hour < 8.5 ? Math.round(40 + 360 * (hour - 7.5)) : 400;
+  });
+  return { name: 'daily-steps', resolution: 'minute', requests, inputTokens: null, outputTokens: null };
+}
+
+function target(extra: string): TargetPolicy {
+  const result = parsePolicyText(`
+version: 1
+targets:
+  - id: t
+    kind: sagemaker-variant
+    region: us-east-1
+    endpointName: e
+    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
+    scaling: { minCapacity: 1, maxCapacity: 80 }
+    signals:
+      - { metric: invocationsPerInstance, target: 84 }
+${extra}`);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.policy.targets[0]!;
+}
+
+describe('the governor look-ahead in the backtest', () => {
+  const trace = dailySteps(4);
+  const withForecast = target('    forecast: { requestsPerInstance: 110, refreshMinutes: 60 }');
+  const result = runBacktest({ trace, target: withForecast, options: DEFAULT_SCENARIO });
+  const byName = Object.fromEntries(result.policies.map((p) => [p.summary.name, p.summary]));
+
+  it('runs governor-reactive beside governor so the forecast gain shows in one run', () => {
+    expect(result.policies.map((p) => p.summary.name).slice(0, 2)).toEqual(['governor', 'governor-reactive']);
+  });
+
+  it('meets the morning ramp that a reactive scaler is 8 minutes late for', () => {
+    // Reactive: every morning the ramp outruns an 8-minute cold start (21 minutes a day here).
+    expect(byName['governor-reactive']!.violationMinutes).toBeGreaterThanOrEqual(3 * 5);
+    // With the floor, days 2-4 are provisioned ahead; only day 1 (no history yet) is late.
+    expect(result.policies[0]!.series.violationMinutes.every((m) => m < DAY)).toBe(true);
+    expect(byName.governor!.violationMinutes).toBeLessThan(byName['governor-reactive']!.violationMinutes / 2);
+    expect(byName.governor!.reasonCounts?.ForecastFloor).toBeGreaterThan(0);
+  });
+
+  it('forecasts nothing on the first day: one whole day of delivered history is needed', () => {
+    expect(result.forecast).toBeDefined();
+    const firstDay = result.forecast!.p90.slice(0, DAY);
+    expect(firstDay.every((v) => v === 0)).toBe(true);
+    // Day 3 at noon: the band sits on the 400 requests a minute it has seen twice.
+    expect(result.forecast!.p50[2 * DAY + 720]).toBeGreaterThan(300);
+  });
+
+  it('never reads a datapoint CloudWatch has not delivered (the feed throws if it did)', () => {
+    const feed = new MetricsFeed(1);
+    for (const d of datapoints(new Array(DAY + 10).fill(5), 2)) feed.record(d);
+    const look = new Lookahead({
+      forecast: withForecast.forecast!,
+      leadMinutes: 9,
+      coldStartMinutes: 8,
+      requestsPerInstance: 10,
+      instanceCapacity: 10,
+      minutes: DAY + 10,
+    });
+    feed.advanceTo(DAY + 5);
+    expect(() => look.update(feed, DAY + 5)).not.toThrow();
+    expect(look.floorAt(DAY + 5)).toBeGreaterThanOrEqual(1);
+    expect(look.floorAt(DAY + 4)).toBeUndefined();
+  });
+});
+
+describe('a warm pool resized as the policy learns', () => {
+  it('fills new warm instances over a cold start, then serves a scale-out from them in warm time', () => {
+    const fleet = new Fleet({ initialReady: 2, coldStartMinutes: 8, warmStartMinutes: 1, warmPoolSize: 0 });
+    fleet.resizeWarmPool(3, 0);
+    expect(fleet.filling).toBe(3);
+    fleet.promote(8);
+    expect(fleet.warmIdle).toBe(3);
+    fleet.scaleTo(4, 10);
+    fleet.promote(11);
+    expect(fleet.ready).toBe(4);
+  });
+
+  it('terminates idle warm instances at once when the pool shrinks', () => {
+    const fleet = new Fleet({ initialReady: 2, coldStartMinutes: 8, warmStartMinutes: 1, warmPoolSize: 4 });
+    fleet.resizeWarmPool(1, 0);
+    expect(fleet.warmIdle).toBe(1);
+  });
+});
