@@ -7,39 +7,21 @@
  * dynamic scaling is not already suspended. Suspension is RegisterScalableTarget with
  * SuspendedState DynamicScalingInSuspended and DynamicScalingOutSuspended true: documented and
  * reversible (register again with both false); it leaves min, max and policies in place.
+ *
+ * The forecast function's scheduled actions are in ./scheduled-actions.ts, not here: the
+ * evaluate function imports this module, and the template's grant check (calls granted, grants
+ * used) follows imports file by file, so calls here would be owed to the evaluate role too.
  */
 import {
   type ApplicationAutoScalingClient,
   DescribeScalableTargetsCommand,
   DescribeScalingPoliciesCommand,
   RegisterScalableTargetCommand,
-  type ScalableDimension,
   type ScalableTarget,
 } from '@aws-sdk/client-application-auto-scaling';
-import type { TargetPolicy } from '../policy/schema.ts';
+import type { ScalableRef } from './scalable-target.ts';
 
-export interface ScalableRef {
-  resourceId: string;
-  dimension: ScalableDimension;
-}
-
-/** The Application Auto Scaling resource of a SageMaker target; null for an Auto Scaling group. */
-export function scalableRef(t: TargetPolicy): ScalableRef | null {
-  switch (t.kind) {
-    case 'sagemaker-variant':
-      return {
-        resourceId: `endpoint/${t.endpointName}/variant/${t.variantName}`,
-        dimension: 'sagemaker:variant:DesiredInstanceCount',
-      };
-    case 'sagemaker-inference-component':
-      return {
-        resourceId: `inference-component/${t.inferenceComponentName}`,
-        dimension: 'sagemaker:inference-component:DesiredCopyCount',
-      };
-    case 'ec2-asg':
-      return null;
-  }
-}
+export { type ScalableRef, scalableRef } from './scalable-target.ts';
 
 /** Whether a registered target still scales on its own (dynamic scaling not fully suspended). */
 export const scalesDynamically = (t: ScalableTarget): boolean =>

@@ -21,12 +21,23 @@ export const PendingSchema = z.object({
 });
 export type Pending = z.infer<typeof PendingSchema>;
 
-/** Written by the forecast function (issue: forecasts); read here as a floor for the engine. */
-const ForecastFloorSchema = z.looseObject({
-  capacity: z.number().min(0),
-  quantile: z.string(),
-  validUntil: z.string().optional(),
+/**
+ * Written by the forecast function (functions/forecast, docs/forecast-aws.md): a floor schedule
+ * at five-minute steps. capacities[i] holds from startsAt + 5 i minutes for five minutes, and is
+ * already the most the forecast needs over [t, t + leadTimeMinutes] for t in that step, so the
+ * evaluator takes the step of `now` as it is (shared/control/forecast-floor.ts picks it).
+ */
+export const ForecastFloorSchema = z.looseObject({
+  quantile: z.string().min(1),
+  /** Epoch ms the forecast was made; a floor older than 2 x refreshMinutes is stale. */
+  computedAt: z.number(),
+  /** Epoch ms of step 0's start (the forecast's origin, a five-minute boundary). */
+  startsAt: z.number(),
+  stepMinutes: z.literal(5),
+  leadTimeMinutes: z.number().int().min(0),
+  capacities: z.array(z.number().int().min(0)),
 });
+export type ForecastFloor = z.infer<typeof ForecastFloorSchema>;
 
 const StateItemSchema = z.looseObject({
   version: z.number().int().min(0).optional(),
@@ -40,7 +51,8 @@ export interface StoredState {
   version: number | null;
   engine: EngineState | undefined;
   pending: Pending | undefined;
-  forecastFloor: { capacity: number; quantile: string } | undefined;
+  /** The forecast function's floor schedule, as stored; whether it applies now is for the picker. */
+  forecastFloor: ForecastFloor | undefined;
   /** Parts of the item that did not decode and were set aside (logged; never fatal). */
   problems: string[];
 }
@@ -51,9 +63,10 @@ const issuesOf = (e: z.ZodError) =>
 /**
  * A raw item (or none) to StoredState. A corrupt `engine` map restarts the engine from its
  * initial state (every streak at 0: the most cautious start) and says so, instead of leaving the
- * target unmanaged.
+ * target unmanaged. No clock: whether a forecast floor still applies is decided where it is
+ * used (shared/control/forecast-floor.ts), with the target's refreshMinutes.
  */
-export function decodeState(item: Record<string, unknown> | undefined, now: number): StoredState {
+export function decodeState(item: Record<string, unknown> | undefined): StoredState {
   const out: StoredState = {
     version: null,
     engine: undefined,
@@ -80,10 +93,8 @@ export function decodeState(item: Record<string, unknown> | undefined, now: numb
   }
   if (parsed.data.forecastFloor !== undefined) {
     const floor = ForecastFloorSchema.safeParse(parsed.data.forecastFloor);
-    if (!floor.success) out.problems.push(`forecastFloor set aside: ${issuesOf(floor.error)}`);
-    else if (floor.data.validUntil === undefined || Date.parse(floor.data.validUntil) > now) {
-      out.forecastFloor = { capacity: floor.data.capacity, quantile: floor.data.quantile };
-    }
+    if (floor.success) out.forecastFloor = floor.data;
+    else out.problems.push(`forecastFloor set aside: ${issuesOf(floor.error)}`);
   }
   return out;
 }

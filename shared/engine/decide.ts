@@ -3,15 +3,17 @@
  * policy, now) always gives the same decision and next state.
  *
  * Order of steps: assess signals -> count breaches (hysteresis) -> panic -> raw
- * recommendation -> breach counts, cooldowns and stabilization -> forecast floor -> zero floor
- * -> step limits -> min/max clamp. Each step that changes or holds the result leaves a reason.
+ * recommendation -> breach counts, cooldowns and stabilization -> forecast floor -> step
+ * limits -> min/max clamp. Each step that changes or holds the result leaves a reason.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import { clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
 import { activationIdle, assessSignals } from './signals.ts';
+import { countStreaks, type PanicWindow, panicWindow, type Streaks } from './streaks.ts';
 import {
   type Action,
+  type Decision,
   type DecisionResult,
   type EngineState,
   initialState,
@@ -20,92 +22,101 @@ import {
   type SignalSnapshot,
 } from './types.ts';
 
-/** An evaluation this soon after the last one is an extra look within the same period. */
-const SAME_PERIOD_FRACTION = 0.75;
-/** Breach streaks survive one missed evaluation, not two: "consecutive" means consecutive. */
-const CONTINUITY_PERIODS = 2.5;
-
-interface Streaks {
-  outStreak: number;
-  inStreak: number;
-  panicStreak: number;
-  counted: boolean;
+/** The period's signals and what they ask for together. */
+interface Assessed {
+  signals: SignalAssessment[];
+  anyPresent: boolean;
+  anyMissing: boolean;
+  /** The largest proposal of the breaching signals, and whether a load signal made it. */
+  outProposal: number | null;
+  outByLoad: boolean;
+  /** Every signal fresh and below its band. */
+  allLow: boolean;
+  /** The scale-in recommendation when allLow: 0 only when the target may go to zero now. */
+  inProposal: number | null;
+  /** Going to zero waits for activation data that is missing. */
+  zeroNeedsData: boolean;
+  /** Some proportional signal is at or above the panic threshold. */
+  atPanic: boolean;
 }
 
-/** Advances the consecutive-period counters; an extra evaluation in the same period does not. */
-function countStreaks(
-  state: EngineState,
-  periodMs: number,
-  now: number,
-  high: boolean,
-  low: boolean,
-  panic: boolean,
-): Streaks {
-  const elapsed = state.lastEvaluatedAt === null ? Number.POSITIVE_INFINITY : now - state.lastEvaluatedAt;
-  if (elapsed < periodMs * SAME_PERIOD_FRACTION) {
-    return {
-      outStreak: high ? state.outStreak : 0,
-      inStreak: low ? state.inStreak : 0,
-      panicStreak: panic ? state.panicStreak : 0,
-      counted: false,
-    };
+function assess(policy: TargetPolicy, snapshot: SignalSnapshot, now: number): Assessed {
+  const signals = snapshot.capacity.desired > 0 ? assessSignals(policy, snapshot, now) : [];
+  let present = 0;
+  let allLow = signals.length > 0;
+  let outProposal: number | null = null;
+  let outByLoad = false;
+  let loadProposal: number | null = null;
+  let atPanic = false;
+  for (const s of signals) {
+    if (s.status !== 'missing') present++;
+    if (s.status !== 'low') allLow = false;
+    if (s.status === 'high' && s.proposal !== null && (outProposal === null || s.proposal >= outProposal)) {
+      // On a tie a load signal names the reason: it is the one that tracks demand.
+      outByLoad = s.kind === 'load' || (outByLoad && s.proposal === outProposal);
+      outProposal = s.proposal;
+    }
+    if (s.kind !== 'load' || s.proposal === null) continue;
+    if (loadProposal === null || s.proposal > loadProposal) loadProposal = s.proposal;
+    if (policy.panic.enabled && s.ratio !== null && s.ratio >= policy.panic.threshold) atPanic = true;
   }
-  const carry = elapsed <= periodMs * CONTINUITY_PERIODS;
-  const next = (holds: boolean, streak: number) => (holds ? (carry ? streak : 0) + 1 : 0);
+  // Activation is a total kept apart from the per-instance targets (as in KEDA): when it is
+  // at or below its threshold there is no demand worth an instance, however the rounding falls.
+  const idle = policy.scaling.scaleToZero ? activationIdle(policy, snapshot, now) : false;
+  const inProposal =
+    !allLow || loadProposal === null ? null : idle === true ? 0 : Math.max(1, loadProposal);
   return {
-    outStreak: next(high, state.outStreak),
-    inStreak: next(low, state.inStreak),
-    panicStreak: next(panic, state.panicStreak),
-    counted: true,
+    signals,
+    anyPresent: present > 0,
+    anyMissing: present < signals.length,
+    outProposal,
+    outByLoad,
+    allLow,
+    inProposal,
+    zeroNeedsData: allLow && idle === null && loadProposal === 0,
+    atPanic,
   };
 }
-
-const maxProposal = (signals: readonly SignalAssessment[]): number | null => {
-  let best: number | null = null;
-  for (const s of signals) if (s.proposal !== null && (best === null || s.proposal > best)) best = s.proposal;
-  return best;
-};
 
 interface Context {
   policy: TargetPolicy;
   state: EngineState;
   streaks: Streaks;
+  panic: PanicWindow;
   now: number;
   current: number;
-  panicNow: boolean;
-  inPanicWindow: boolean;
 }
 
-/** Scale-out: the largest proposal of the breaching signals, once the breach has lasted N periods. */
-function scaleOut(
-  ctx: Context,
-  highs: SignalAssessment[],
-  proposal: number,
-): { capacity: number; reason: ReasonCode } {
+interface Step {
+  capacity: number;
+  reasons: ReasonCode[];
+}
+
+/**
+ * Scale-out: the largest breaching proposal, once the breach has lasted N periods. Within the
+ * scale-out cooldown only a step at least as large as the last one passes, counted after step
+ * limits and clamps: after +5, a proposal of +10 cut to +4 by the step limit waits.
+ */
+function scaleOut(ctx: Context, a: Assessed, proposal: number): Step {
   const { policy, state, streaks, now, current } = ctx;
   const { damping } = policy;
-  if (ctx.panicNow) return { capacity: proposal, reason: 'PanicScaleOut' };
+  if (ctx.panic.now) return { capacity: proposal, reasons: ['PanicScaleOut'] };
   if (streaks.outStreak < damping.scaleOutBreaches)
-    return { capacity: current, reason: 'ScaleOutAwaitingBreaches' };
+    return { capacity: current, reasons: ['ScaleOutAwaitingBreaches'] };
   const inCooldown =
     state.lastScaleOutAt !== null && now < state.lastScaleOutAt + damping.scaleOutCooldownSeconds * 1000;
-  // The documented exception: a scale-out at least as large as the one that started the cooldown.
-  if (inCooldown && proposal - current < (state.lastScaleOutStep ?? 0)) {
-    return { capacity: current, reason: 'ScaleOutCooldown' };
+  if (inCooldown) {
+    const step = clamp(stepLimit(current, proposal, damping).capacity, policy.scaling).capacity - current;
+    if (step < (state.lastScaleOutStep ?? 0)) return { capacity: current, reasons: ['ScaleOutCooldown'] };
   }
-  const byLoad = highs.some((s) => s.kind === 'load' && s.proposal === proposal);
-  return { capacity: proposal, reason: byLoad ? 'ScaleOutBreach' : 'LatencyGuard' };
+  return { capacity: proposal, reasons: [a.outByLoad ? 'ScaleOutBreach' : 'LatencyGuard'] };
 }
 
 /** Scale-in: every signal agrees for M periods, no panic, no cooldown, down to the window's highest. */
-function scaleIn(
-  ctx: Context,
-  window: [number, number][],
-  proposal: number,
-): { capacity: number; reasons: ReasonCode[] } {
+function scaleIn(ctx: Context, window: [number, number][], proposal: number): Step {
   const { policy, state, streaks, now, current } = ctx;
   const { damping } = policy;
-  if (ctx.inPanicWindow) return { capacity: current, reasons: ['PanicHold'] };
+  if (ctx.panic.active) return { capacity: current, reasons: ['PanicHold'] };
   if (streaks.inStreak < damping.scaleInBreaches)
     return { capacity: current, reasons: ['ScaleInAwaitingBreaches'] };
   if (state.lastScaleInAt !== null && now < state.lastScaleInAt + damping.scaleInCooldownSeconds * 1000) {
@@ -119,13 +130,29 @@ function scaleIn(
 }
 
 /** Why nothing moved when no signal breaches and not all agree to scale in. */
-function holdReason(signals: SignalAssessment[], anyMissing: boolean): ReasonCode {
-  const present = signals.filter((s) => s.status !== 'missing');
-  if (anyMissing && present.every((s) => s.status === 'low')) return 'ScaleInBlockedByMissingData';
+function holdReason(a: Assessed): ReasonCode {
+  if (a.zeroNeedsData) return 'ScaleInBlockedByMissingData';
+  const present = a.signals.filter((s) => s.status !== 'missing');
+  if (a.anyMissing && present.every((s) => s.status === 'low')) return 'ScaleInBlockedByMissingData';
   if (present.some((s) => s.status === 'guarding') && present.every((s) => s.status !== 'within')) {
     return 'ScaleInBlockedByLatency';
   }
   return 'WithinBand';
+}
+
+/** The recommendation before the forecast floor, step limits and clamps. */
+function recommend(ctx: Context, a: Assessed, snapshot: SignalSnapshot, window: [number, number][]): Step {
+  const { policy, now, current } = ctx;
+  if (current === 0) {
+    const idle = activationIdle(policy, snapshot, now);
+    if (idle === false) return { capacity: 1, reasons: ['ActivationFromZero'] };
+    return { capacity: 0, reasons: [idle === null ? 'NoData' : 'IdleAtZero'] };
+  }
+  if (!a.anyPresent) return { capacity: current, reasons: ['NoData'] };
+  if (a.outProposal !== null && a.outProposal > current) return scaleOut(ctx, a, a.outProposal);
+  if (a.outProposal !== null) return { capacity: current, reasons: ['CapacityPending'] };
+  if (a.inProposal !== null && a.inProposal < current) return scaleIn(ctx, window, a.inProposal);
+  return { capacity: current, reasons: [holdReason(a)] };
 }
 
 export function decide(
@@ -135,58 +162,22 @@ export function decide(
   now: number,
 ): DecisionResult {
   const state = previous ?? initialState();
-  const { damping, panic } = policy;
   const current = snapshot.capacity.desired;
-  const signals = current > 0 ? assessSignals(policy, snapshot, now) : [];
-  const present = signals.filter((s) => s.status !== 'missing');
-  const anyMissing = present.length < signals.length;
-  const highs = signals.filter((s) => s.status === 'high');
-  const agreeIn = signals.length > 0 && !anyMissing && signals.every((s) => s.status === 'low');
-  const proportional = signals.filter((s) => s.kind === 'load');
-  const inProposal = agreeIn ? maxProposal(proportional) : null;
-  const panicSignal =
-    panic.enabled && proportional.some((s) => s.ratio !== null && s.ratio >= panic.threshold);
+  const a = assess(policy, snapshot, now);
+  const look = { high: a.outProposal !== null, low: a.inProposal !== null, panic: a.atPanic };
+  const streaks = countStreaks(state, policy.damping.periodSeconds * 1000, now, look);
+  const panic = panicWindow(state, policy.panic, a.atPanic, streaks.panicStreak, now);
+  const ctx: Context = { policy, state, streaks, panic, now, current };
 
-  const periodMs = damping.periodSeconds * 1000;
-  const streaks = countStreaks(state, periodMs, now, highs.length > 0, inProposal !== null, panicSignal);
-  const panicNow = panicSignal && streaks.panicStreak >= panic.periods;
-  const panicUntil = panicNow ? now + panic.stableWindowSeconds * 1000 : state.panicUntil;
-  const inPanicWindow = panicUntil !== null && now < panicUntil;
-  const ctx: Context = { policy, state, streaks, now, current, panicNow, inPanicWindow };
+  const raw =
+    a.outProposal !== null && a.outProposal > current ? a.outProposal : (a.inProposal ?? current);
+  const window = windowed(state.recommendations, now, policy.damping.scaleInStabilizationSeconds, raw);
+  const { capacity, reasons } = recommend(ctx, a, snapshot, window);
+  if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
+  const desired = applyLimits(policy, snapshot, current, capacity, reasons);
 
-  const outProposal = maxProposal(highs);
-  const raw = outProposal !== null && outProposal > current ? outProposal : (inProposal ?? current);
-  const window = windowed(state.recommendations, now, damping.scaleInStabilizationSeconds, raw);
-
-  let desired = current;
-  const reasons: ReasonCode[] = [];
-  if (current === 0) {
-    const idle = activationIdle(policy, snapshot, now);
-    if (idle === false) {
-      desired = 1;
-      reasons.push('ActivationFromZero');
-    } else reasons.push(idle === null ? 'NoData' : 'IdleAtZero');
-  } else if (present.length === 0) {
-    reasons.push('NoData');
-  } else if (outProposal !== null && outProposal > current) {
-    const out = scaleOut(ctx, highs, outProposal);
-    desired = out.capacity;
-    reasons.push(out.reason);
-  } else if (highs.length > 0) {
-    reasons.push('CapacityPending');
-  } else if (inProposal !== null && inProposal < current) {
-    const inn = scaleIn(ctx, window, inProposal);
-    desired = inn.capacity;
-    reasons.push(...inn.reasons);
-  } else {
-    reasons.push(holdReason(signals, anyMissing));
-  }
-  if (anyMissing && present.length > 0) reasons.push('PartialData');
-
-  desired = applyLimits(policy, snapshot, now, current, desired, reasons);
   const action: Action = desired > current ? 'scale-out' : desired < current ? 'scale-in' : 'hold';
-  const nextState = advanceState(state, streaks, { now, current, desired, action, panicUntil, window });
-  const decision = {
+  const decision: Decision = {
     targetId: policy.id,
     at: now,
     action,
@@ -194,18 +185,18 @@ export function decide(
     desiredCapacity: desired,
     reasons,
     message: '',
-    signals,
-    panic: inPanicWindow,
+    signals: a.signals,
+    panic: panic.active,
   };
   decision.message = describeDecision(decision, policy);
-  return { decision, state: nextState };
+  const outcome = { now, current, desired, action, panicUntil: panic.until, window };
+  return { decision, state: advanceState(state, streaks, outcome) };
 }
 
-/** Forecast floor, zero floor, step limits, then min/max: each leaves its reason when it acts. */
+/** Forecast floor, step limits, then min/max: each leaves its reason when it acts. */
 function applyLimits(
   policy: TargetPolicy,
   snapshot: SignalSnapshot,
-  now: number,
   current: number,
   proposed: number,
   reasons: ReasonCode[],
@@ -216,16 +207,11 @@ function applyLimits(
     desired = Math.ceil(floor);
     reasons.push('ForecastFloor');
   }
-  if (desired === 0 && current > 0) {
-    // Zero only when the activation total is known to be idle; missing data keeps one instance.
-    if (policy.scaling.scaleToZero && activationIdle(policy, snapshot, now) === true)
-      reasons.push('ScaleToZero');
-    else desired = 1;
-  }
   const stepped = stepLimit(current, desired, policy.damping);
   if (stepped.reason) reasons.push(stepped.reason);
   const clamped = clamp(stepped.capacity, policy.scaling);
   if (clamped.reason) reasons.push(clamped.reason);
+  if (clamped.capacity === 0 && current > 0) reasons.push('ScaleToZero');
   return clamped.capacity;
 }
 

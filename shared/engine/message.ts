@@ -54,8 +54,10 @@ const CLAUSES: Record<ReasonCode, Clause> = {
       .filter((s) => s.status === 'guarding')
       .map(describeSignal)
       .join('; ')}, too close to the SLO to scale in`,
-  ScaleInBlockedByMissingData: () =>
-    'signals are below target but some are missing, and missing data never scales in',
+  ScaleInBlockedByMissingData: (d, p) =>
+    d.signals.some((s) => s.status === 'missing')
+      ? 'the fresh signals are below their bands, but missing data never scales in'
+      : `no fresh ${p.scaling.activation?.metric ?? 'activation'} total, and missing data never scales to zero`,
   ScaleOutCooldown: (_d, p) =>
     `within the ${p.damping.scaleOutCooldownSeconds} s scale-out cooldown, only a step as large as the last may pass`,
   ScaleInCooldown: (_d, p) => `within the ${p.damping.scaleInCooldownSeconds} s scale-in cooldown`,
@@ -68,7 +70,8 @@ const CLAUSES: Record<ReasonCode, Clause> = {
   ActivationFromZero: (_d, p) =>
     `${p.scaling.activation?.metric ?? 'activation'} is above its activation threshold of ${p.scaling.activation?.threshold ?? 0}`,
   IdleAtZero: () => 'no demand at zero capacity',
-  ScaleToZero: () => 'no demand and the activation metric is idle, so the target goes to zero',
+  ScaleToZero: (_d, p) =>
+    `${p.scaling.activation?.metric ?? 'activation'} is at or below its activation threshold of ${p.scaling.activation?.threshold ?? 0}, so the target goes to zero`,
   ForecastFloor: () => 'the forecast for the provisioning lead time needs at least this much',
 };
 
