@@ -2,7 +2,7 @@
  * Policy text (YAML or JSON) to a validated policy, or a list of problems an operator can act
  * on: one line each, naming the path and the fix. Pure: reading the file is the caller's job.
  */
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { crossFieldProblems, formatPath, type PolicyProblem } from './rules.ts';
 import {
@@ -17,21 +17,36 @@ export type { PolicyProblem } from './rules.ts';
 
 export type PolicyResult = { ok: true; policy: PolicyFile } | { ok: false; problems: PolicyProblem[] };
 
-const describe = (value: unknown): string =>
-  value === undefined
-    ? 'nothing'
-    : value === null
-      ? 'null'
-      : Array.isArray(value)
-        ? 'a list'
-        : `a ${typeof value}`;
+/** What was found instead, as an operator would say it: `a string ("1")`, `8.5`, `a list`. */
+const describe = (value: unknown): string => {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string')
+    return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)})`;
+  return `a ${typeof value}`;
+};
+
+/** zod's expected type names as an operator would read them. */
+const EXPECTED: Record<string, string> = {
+  int: 'a whole number',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'a mapping of fields',
+  array: 'a list',
+};
 
 function phrase(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
   const path = [...issue.path];
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return { path, message: `is required (${issue.expected})` };
-      return { path, message: `must be ${issue.expected}, got ${describe(issue.input)}` };
+      return {
+        path,
+        message: `must be ${EXPECTED[issue.expected] ?? issue.expected}, got ${describe(issue.input)}`,
+      };
     case 'unrecognized_keys':
       return {
         path,
@@ -75,14 +90,23 @@ export const formatProblem = (p: PolicyProblem): string => `${p.path} ${p.messag
 
 /** Parses policy text (YAML, of which JSON is a subset). */
 export function parsePolicyText(text: string): PolicyResult {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  // prettyErrors would wrap the message over several lines with a code excerpt; a line number
+  // from the LineCounter keeps each problem on one line.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0) {
     return {
       ok: false,
       problems: doc.errors.map((e) => ({
-        path: e.linePos ? `(line ${e.linePos[0].line})` : '(file)',
+        path: `(line ${lineCounter.linePos(e.pos[0]).line})`,
         message: `is not valid YAML or JSON: ${e.message.split('\n')[0]}`,
       })),
+    };
+  }
+  if (doc.contents === null) {
+    return {
+      ok: false,
+      problems: [{ path: '(file)', message: 'is empty: write "version: 1" and a list of targets' }],
     };
   }
   return validatePolicy(doc.toJS());
