@@ -63,8 +63,7 @@ function assess(policy: TargetPolicy, snapshot: SignalSnapshot, now: number): As
   // Activation is a total kept apart from the per-instance targets (as in KEDA): when it is
   // at or below its threshold there is no demand worth an instance, however the rounding falls.
   const idle = policy.scaling.scaleToZero ? activationIdle(policy, snapshot, now) : false;
-  const inProposal =
-    !allLow || loadProposal === null ? null : idle === true ? 0 : Math.max(1, loadProposal);
+  const inProposal = !allLow || loadProposal === null ? null : idle === true ? 0 : Math.max(1, loadProposal);
   return {
     signals,
     anyPresent: present > 0,
@@ -95,7 +94,9 @@ interface Step {
 /**
  * Scale-out: the largest breaching proposal, once the breach has lasted N periods. Within the
  * scale-out cooldown only a step at least as large as the last one passes, counted after step
- * limits and clamps: after +5, a proposal of +10 cut to +4 by the step limit waits.
+ * limits and clamps: after +5, a proposal of +10 cut to +4 by the step limit waits. A scale-in
+ * ends the cooldown, as a scale-out ends the scale-in one: the instances it waited for are
+ * known to be up, and a fleet woken from zero must not wait on a step from before it slept.
  */
 function scaleOut(ctx: Context, a: Assessed, proposal: number): Step {
   const { policy, state, streaks, now, current } = ctx;
@@ -103,8 +104,11 @@ function scaleOut(ctx: Context, a: Assessed, proposal: number): Step {
   if (ctx.panic.now) return { capacity: proposal, reasons: ['PanicScaleOut'] };
   if (streaks.outStreak < damping.scaleOutBreaches)
     return { capacity: current, reasons: ['ScaleOutAwaitingBreaches'] };
+  // A scale-out clears lastScaleInAt, so a non-null one is a scale-in after the last scale-out.
   const inCooldown =
-    state.lastScaleOutAt !== null && now < state.lastScaleOutAt + damping.scaleOutCooldownSeconds * 1000;
+    state.lastScaleOutAt !== null &&
+    state.lastScaleInAt === null &&
+    now < state.lastScaleOutAt + damping.scaleOutCooldownSeconds * 1000;
   if (inCooldown) {
     const step = clamp(stepLimit(current, proposal, damping).capacity, policy.scaling).capacity - current;
     if (step < (state.lastScaleOutStep ?? 0)) return { capacity: current, reasons: ['ScaleOutCooldown'] };
@@ -169,8 +173,7 @@ export function decide(
   const panic = panicWindow(state, policy.panic, a.atPanic, streaks.panicStreak, now);
   const ctx: Context = { policy, state, streaks, panic, now, current };
 
-  const raw =
-    a.outProposal !== null && a.outProposal > current ? a.outProposal : (a.inProposal ?? current);
+  const raw = a.outProposal !== null && a.outProposal > current ? a.outProposal : (a.inProposal ?? current);
   const window = windowed(state.recommendations, now, policy.damping.scaleInStabilizationSeconds, raw);
   const { capacity, reasons } = recommend(ctx, a, snapshot, window);
   if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
