@@ -33,7 +33,8 @@ export async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Prom
   const to = decision.desiredCapacity;
   const from = decision.currentCapacity;
   if (plan.via === 'state-machine') {
-    const input = scaleTargetInput(t, a.decisionId, to, from, new Date(ctx.now).toISOString());
+    const at = new Date(ctx.now).toISOString();
+    const input = scaleTargetInput(t, a.decisionId, to, from, at, ctx.config.AUDIT_TTL_DAYS);
     const started = await ctx.ports.executions.startScaleTarget(ctx.config.SCALE_STATE_MACHINE_ARN, input);
     const detail = started.duplicate ? `${plan.detail} (already started under this name)` : plan.detail;
     return {

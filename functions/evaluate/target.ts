@@ -14,6 +14,7 @@
  */
 
 import type { Capacity } from '../../shared/aws/capacity.ts';
+import { pickFloor } from '../../shared/control/forecast-floor.ts';
 import { conflictMessage, planFor } from '../../shared/control/plan.ts';
 import type { DecisionRecord, RecordInputs } from '../../shared/control/records.ts';
 import {
@@ -53,11 +54,15 @@ function attempt(
   const window = pendingWindowMs(t);
   const desired = effectiveDesired(capacity.desired, stored.pending, ctx.now, window);
   const readings = inp.readings ?? { readings: {} };
+  // The floor schedule's step for now; none when stale, not started or forecasting is off.
+  const floor = pickFloor(t, stored.forecastFloor, ctx.now);
   const snapshot = {
     capacity: { desired, ready: capacity.ready },
     readings: readings.readings,
     ...(readings.activation ? { activation: readings.activation } : {}),
-    ...(stored.forecastFloor ? { forecastFloor: stored.forecastFloor } : {}),
+    ...(floor.kind === 'floor'
+      ? { forecastFloor: { capacity: floor.capacity, quantile: floor.quantile } }
+      : {}),
   };
   const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
   const plan = planFor(decision, t, {
@@ -73,7 +78,10 @@ function attempt(
     capacity: { desired, ready: capacity.ready, liveDesired: capacity.desired, status: capacity.status },
     readings: { ...readings.readings },
     activation: { ...(readings.activation ?? {}) },
-    forecastFloor: stored.forecastFloor ?? null,
+    forecastFloor:
+      floor.kind === 'floor'
+        ? { capacity: floor.capacity, quantile: floor.quantile, computedAt: floor.computedAt }
+        : null,
     killSwitch: ctx.killSwitch,
     conflict: conflict ? conflictMessage(conflict) : null,
   };
@@ -183,7 +191,7 @@ export async function evaluateTarget(
       await ctx.backoff(tries);
       capacity = await readCapacity(ctx.ports, t);
     }
-    last = attempt(ctx, t, capacity, decodeState(await ctx.ports.state.read(t.id), ctx.now), inp);
+    last = attempt(ctx, t, capacity, decodeState(await ctx.ports.state.read(t.id)), inp);
     if (await claim(ctx, t, last)) return finish(ctx, t, last, tries);
   }
   return {

@@ -22,7 +22,8 @@ export interface RecordInputs {
   capacity: { desired: number; ready: number; liveDesired: number; status: string } | null;
   readings: Record<string, Reading>;
   activation: Record<string, Reading>;
-  forecastFloor: { capacity: number; quantile: string } | null;
+  /** The forecast floor applied now: the step's capacity, its quantile and when it was forecast (epoch ms). */
+  forecastFloor: { capacity: number; quantile: string; computedAt: number } | null;
   killSwitch: boolean;
   conflict: string | null;
 }
@@ -51,11 +52,18 @@ export interface DecisionRecord {
   retries: number;
 }
 
+/** The evaluate function's default AUDIT_TTL_DAYS (shared/control/config.ts), for callers without a config. */
+export const DEFAULT_AUDIT_TTL_DAYS = 30;
+
+/** Epoch seconds ttlDays after an ISO time: DynamoDB's TTL unit. 2025-06-02T12:00:00Z + 30 d -> 1751457600. */
+export const expiresAtFor = (at: string, ttlDays: number): number =>
+  Math.floor(Date.parse(at) / 1000) + ttlDays * 86_400;
+
 export const auditSk = (at: string, decisionId: string) => `DECISION#${at}#${decisionId}`;
 
 /** The audit item: the record plus keys and a TTL of ttlDays (epoch seconds, DynamoDB's unit). */
 export function auditItem(record: DecisionRecord, ttlDays: number): Record<string, unknown> {
-  const expiresAt = Math.floor(Date.parse(record.at) / 1000) + ttlDays * 86_400;
+  const expiresAt = expiresAtFor(record.at, ttlDays);
   return { pk: targetPk(record.targetId), sk: auditSk(record.at, record.decisionId), expiresAt, ...record };
 }
 
@@ -70,6 +78,11 @@ export interface ScaleTargetInput {
   desiredCapacity: number;
   previousCapacity: number;
   requestedAt: string;
+  /**
+   * Epoch seconds: the outcome item's TTL (ASL in JSONPath cannot compute it from requestedAt).
+   * scaleTargetInput always sets it; the state machine treats it as optional.
+   */
+  expiresAt?: number;
 }
 
 export function scaleTargetInput(
@@ -78,6 +91,7 @@ export function scaleTargetInput(
   desired: number,
   previous: number,
   at: string,
+  ttlDays: number = DEFAULT_AUDIT_TTL_DAYS,
 ): ScaleTargetInput {
   const common = {
     decisionId,
@@ -85,6 +99,7 @@ export function scaleTargetInput(
     desiredCapacity: desired,
     previousCapacity: previous,
     requestedAt: at,
+    expiresAt: expiresAtFor(at, ttlDays),
   };
   switch (target.kind) {
     case 'sagemaker-variant':

@@ -16,6 +16,14 @@ const [variant, component, group] = policyOf(
 
 describe('decodeState', () => {
   const engine = { ...initialState(), outStreak: 2 };
+  const FLOOR = {
+    quantile: 'p90',
+    computedAt: NOW,
+    startsAt: NOW - 300_000,
+    stepMinutes: 5,
+    leadTimeMinutes: 10,
+    capacities: [3, 4, 4],
+  };
   it.each([
     {
       case: 'no item yet means no version and the initial engine',
@@ -29,16 +37,20 @@ describe('decodeState', () => {
     },
     {
       case: 'an item only the forecast wrote has no version yet',
-      item: { pk: 'TARGET#a', sk: 'STATE', forecastFloor: { capacity: 3, quantile: 'p90' } },
-      expected: { version: null, forecastFloor: { capacity: 3, quantile: 'p90' } },
+      item: { pk: 'TARGET#a', sk: 'STATE', forecastFloor: FLOOR },
+      expected: { version: null, forecastFloor: FLOOR, problems: [] },
     },
     {
-      case: 'an expired forecast floor is not used',
+      case: 'a floor of the old single-number shape is set aside with a problem',
       item: {
         version: 1,
         forecastFloor: { capacity: 3, quantile: 'p90', validUntil: '2025-06-02T11:00:00Z' },
       },
-      expected: { forecastFloor: undefined },
+      expected: {
+        version: 1,
+        forecastFloor: undefined,
+        problems: [expect.stringMatching(/^forecastFloor set aside: /)],
+      },
     },
     {
       case: 'a corrupt engine map is set aside with a problem, not fatal',
@@ -46,11 +58,11 @@ describe('decodeState', () => {
       expected: { version: 3, engine: undefined },
     },
   ])('$case', ({ item, expected }) => {
-    expect(decodeState(item, NOW)).toMatchObject(expected);
+    expect(decodeState(item)).toMatchObject(expected);
   });
 
   it('names what it set aside', () => {
-    const state = decodeState({ version: 3, engine: { version: 2 }, pending: { at: 'soon' } }, NOW);
+    const state = decodeState({ version: 3, engine: { version: 2 }, pending: { at: 'soon' } });
     expect(state.problems.map((p) => p.split(':')[0])).toEqual([
       'engine state set aside (restarting from the initial state)',
       'pending change set aside',
@@ -58,7 +70,7 @@ describe('decodeState', () => {
   });
 
   it('a version that is not a whole number fails loudly: the conditional writes depend on it', () => {
-    expect(() => decodeState({ version: '7' }, NOW)).toThrow(/state item is malformed: version/);
+    expect(() => decodeState({ version: '7' })).toThrow(/state item is malformed: version/);
   });
 });
 
@@ -262,8 +274,16 @@ describe('records', () => {
       desiredCapacity: 6,
       previousCapacity: 4,
       requestedAt: '2025-06-02T12:00:00.000Z',
+      // 30 days (the default AUDIT_TTL_DAYS) after the request, in epoch seconds.
+      expiresAt: 1_751_457_600,
       ...extra,
     });
+  });
+
+  it('the state machine input expires after the TTL days given', () => {
+    expect(scaleTargetInput(variant, 'd1', 6, 4, '2025-06-02T12:00:00.000Z', 7).expiresAt).toBe(
+      Date.parse('2025-06-09T12:00:00Z') / 1000,
+    );
   });
 });
 

@@ -124,6 +124,8 @@ describe('a replayed sequence of events', () => {
       desiredCapacity: 6,
       previousCapacity: 2,
       requestedAt: '2025-06-02T12:00:30.000Z',
+      // AUDIT_TTL_DAYS (30) after the request, in epoch seconds: the outcome item's TTL.
+      expiresAt: Date.parse('2025-07-02T12:00:30Z') / 1000,
     });
     expect(h.mocks.sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input.name).toBe('d1');
     expect(alarm).toMatchObject({

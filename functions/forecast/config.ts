@@ -1,0 +1,25 @@
+/**
+ * The forecast function's configuration: its environment, parsed once at cold start. A missing
+ * variable fails fast with one line naming it and the fix, before any AWS call.
+ */
+import { z } from 'zod';
+import { ConfigError } from '../../shared/control/config.ts';
+
+const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
+
+export const ForecastConfigSchema = z.object({
+  POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
+  STATE_TABLE_NAME: name('the DynamoDB table whose state items get the forecast floor'),
+  /** The function's region (Lambda sets it): scheduled actions are written only for SageMaker targets here. */
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+});
+
+export type ForecastConfig = z.infer<typeof ForecastConfigSchema>;
+
+/** Parses the environment or throws one line per problem: `VARIABLE is required: ...`. */
+export function parseForecastConfig(env: Record<string, string | undefined>): ForecastConfig {
+  const result = ForecastConfigSchema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
+  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+}

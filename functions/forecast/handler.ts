@@ -1,0 +1,47 @@
+/**
+ * The forecast Lambda function: wakes hourly (EventBridge Scheduler), forecasts 48 h of demand
+ * for every target with forecast.enabled, stores each target's floor schedule in its state item
+ * and writes Application Auto Scaling scheduled actions ahead of ramps (docs/forecast-aws.md).
+ * Configuration is parsed once at cold start and fails fast naming the variable.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import { createClients } from '../../shared/aws/clients.ts';
+import { parseForecastConfig } from './config.ts';
+import { awsForecastPorts } from './ports.ts';
+import { createForecaster } from './run.ts';
+import { powertoolsForecastTelemetry } from './telemetry.ts';
+
+const config = parseForecastConfig(process.env);
+// POWERTOOLS_SERVICE_NAME and POWERTOOLS_METRICS_NAMESPACE win when set (the template sets them).
+const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-forecast';
+const logger = new Logger({ serviceName: service });
+const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
+  serviceName: service,
+});
+const run = createForecaster({
+  config,
+  ports: awsForecastPorts(
+    createClients({ region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL }),
+    config.STATE_TABLE_NAME,
+  ),
+  telemetry: powertoolsForecastTelemetry(logger, metrics),
+});
+
+/** Returns one line per target (the full outcomes are in the log). */
+export const handler = middy(async (event: unknown) => {
+  const report = await run(event, Date.now());
+  return {
+    eventId: report.eventId,
+    targets: report.outcomes.map((o) => ({
+      targetId: o.targetId,
+      outcome: o.outcome,
+      ...(o.outcome === 'written'
+        ? { floorNow: o.floorNow, floorPeak: o.floorPeak, actions: o.actions.status }
+        : {}),
+    })),
+  };
+}).use(injectLambdaContext(logger));

@@ -1,0 +1,22 @@
+/** Every adapter the forecast function uses, built from one set of SDK clients. */
+import type { Clients } from '../../shared/aws/clients.ts';
+import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
+import { dynamoFloorStore, type FloorStorePort } from '../../shared/aws/forecast-store.ts';
+import { type ScheduledActionsPort, scheduledActionsAdapter } from '../../shared/aws/scheduled-actions.ts';
+import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+
+export interface ForecastPorts {
+  history: HistoryPort;
+  floors: FloorStorePort;
+  actions: ScheduledActionsPort;
+  parameters: ParametersPort;
+}
+
+export function awsForecastPorts(clients: Clients, tableName: string): ForecastPorts {
+  return {
+    history: cloudWatchHistory(clients.cloudWatch),
+    floors: dynamoFloorStore(clients.home.dynamo, tableName),
+    actions: scheduledActionsAdapter(clients.appAutoScaling),
+    parameters: ssmParameters(clients.home.ssm),
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * One target's forecast: demand history -> forecast() -> floor schedule -> UpdateItem of the
+ * state item's forecastFloor -> band metrics -> scheduled actions (SageMaker, when the policy
+ * asks). Too little history is a result (no floor written, and a log line that says where the
+ * demand was looked for); failed I/O is a failed outcome the run reports.
+ */
+
+import { scalableRef } from '../../shared/aws/scalable-target.ts';
+import type { DemandHistory, HistoryWindow } from '../../shared/control/demand.ts';
+import { describeSources } from '../../shared/control/demand.ts';
+import { bandPoints, floorSchedule, stepAt } from '../../shared/control/forecast-floor.ts';
+import { planActions, reconcile } from '../../shared/control/scheduled-actions.ts';
+import type { ForecastFloor } from '../../shared/control/state.ts';
+import { forecast } from '../../shared/forecast/forecast.ts';
+import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
+import type { ForecastConfig } from './config.ts';
+import type { ForecastPorts } from './ports.ts';
+import type { ForecastTelemetry } from './telemetry.ts';
+
+/** 48 h ahead: the floor can be used for up to 2 x refreshMinutes, and refreshMinutes is at most 1440. */
+export const HORIZON_MINUTES = 2880;
+
+export interface RunContext {
+  config: ForecastConfig;
+  ports: ForecastPorts;
+  telemetry: ForecastTelemetry;
+  now: number;
+}
+
+export type ActionsOutcome =
+  | { status: 'written'; planned: number; put: number; removed: number; threshold: number }
+  | { status: 'skipped'; reason: 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered' }
+  | { status: 'failed'; detail: string };
+
+export type TargetOutcome = { targetId: string } & (
+  | {
+      outcome: 'written';
+      model: 'daily' | 'weekly';
+      historyDays: number;
+      /** The floor for now and the highest of the schedule, instances. */
+      floorNow: number | null;
+      floorPeak: number;
+      notes: string[];
+      actions: ActionsOutcome;
+    }
+  | { outcome: 'fresh'; computedAt: number }
+  | { outcome: 'no-floor'; reason: 'NoData' | 'InsufficientHistory' | 'Rejected'; message: string }
+  | { outcome: 'failed'; detail: string }
+);
+
+export const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+async function writeActions(ctx: RunContext, t: TargetPolicy, floor: ForecastFloor): Promise<ActionsOutcome> {
+  if (!t.forecast?.scheduledActions) return { status: 'skipped', reason: 'Disabled' };
+  const ref = scalableRef(t);
+  if (!ref) return { status: 'skipped', reason: 'NotSageMaker' };
+  // The role may write scheduled actions in the stack's region only, as the evaluator changes SageMaker there only.
+  if (t.region !== ctx.config.AWS_REGION) return { status: 'skipped', reason: 'OtherRegion' };
+  try {
+    const live = await ctx.ports.actions.minCapacity(t.region, ref);
+    if (live === null) return { status: 'skipped', reason: 'NotRegistered' };
+    const { actions, threshold } = planActions({
+      targetId: t.id,
+      floor,
+      baseline: t.scaling.minCapacity,
+      maxCapacity: t.scaling.maxCapacity,
+      liveMinCapacity: live,
+      now: ctx.now,
+    });
+    const { put, remove } = reconcile(t.id, actions, await ctx.ports.actions.list(t.region, ref));
+    // New and changed actions first, then the stale ones: a failure in between leaves extra
+    // actions (removed next hour), never a ramp without one.
+    for (const a of put) await ctx.ports.actions.put(t.region, ref, a);
+    for (const name of remove) await ctx.ports.actions.remove(t.region, ref, name);
+    return { status: 'written', planned: actions.length, put: put.length, removed: remove.length, threshold };
+  } catch (error) {
+    return { status: 'failed', detail: `scheduled actions: ${errorText(error)}` };
+  }
+}
+
+/** Forecasts one target from its history (already read) and stores the floor. */
+export async function forecastTarget(
+  ctx: RunContext,
+  t: TargetPolicy,
+  demand: DemandHistory,
+  window: HistoryWindow,
+): Promise<TargetOutcome> {
+  const f = t.forecast!;
+  const where = `${describeSources(t)}, last ${f.historyDays} days`;
+  if (!demand.ok)
+    return {
+      targetId: t.id,
+      outcome: 'no-floor',
+      reason: demand.reason,
+      message: `${demand.message} (${where})`,
+    };
+  const result = forecast(demand.history, {
+    stepMinutes: 5,
+    origin: window.end / 60_000,
+    horizonMinutes: HORIZON_MINUTES,
+    dayStartMinute: f.dayStartMinute,
+  });
+  if (!result.ok)
+    return {
+      targetId: t.id,
+      outcome: 'no-floor',
+      reason: result.reason,
+      message: `${result.message} (${where})`,
+    };
+  const floor = floorSchedule({
+    forecast: result,
+    quantile: f.quantile,
+    leadTimeMinutes: f.leadTimeMinutes,
+    requestsPerInstance: plannedRequestsPerInstance(t)!,
+    scaling: t.scaling,
+    computedAt: ctx.now,
+  });
+  await ctx.ports.floors.write(t.id, floor);
+  ctx.telemetry.band(t.id, bandPoints(result, floor, ctx.now));
+  return {
+    targetId: t.id,
+    outcome: 'written',
+    model: result.model,
+    historyDays: result.historyDays,
+    floorNow: floor.capacities[stepAt(floor, ctx.now)] ?? null,
+    floorPeak: Math.max(...floor.capacities),
+    notes: result.notes,
+    actions: await writeActions(ctx, t, floor),
+  };
+}

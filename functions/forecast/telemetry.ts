@@ -1,0 +1,83 @@
+/**
+ * Logs and metrics of the forecast function, behind a small interface so tests can capture
+ * them. The Lambda implementation uses Powertools: one JSON log line per target outcome, and
+ * CloudWatch EMF in namespace Governor (POWERTOOLS_METRICS_NAMESPACE), dimension [TargetId]:
+ *   ForecastFloor       instances, the floor schedule at each five-minute step
+ *   ForecastDemandP50   requests per minute forecast for that step (median)
+ *   ForecastDemandP90   requests per minute, p90
+ * each stamped with its step's time (the next hour), so the dashboard draws the band where it
+ * applies, beside the capacity the evaluator decided.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { BandPoint } from '../../shared/control/forecast-floor.ts';
+import type { TargetOutcome } from './target.ts';
+
+export interface ForecastTelemetry {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+  /** One structured line per target: what was written, or why nothing was. */
+  outcome(o: TargetOutcome): void;
+  band(targetId: string, points: readonly BandPoint[]): void;
+}
+
+/** The log level and sentence of one outcome (also used by tests and the CLI-style summary). */
+export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'error'; message: string } {
+  switch (o.outcome) {
+    case 'written': {
+      const a = o.actions;
+      const actions =
+        a.status === 'written'
+          ? `${a.planned} scheduled actions planned (${a.put} put, ${a.removed} removed)`
+          : a.status === 'skipped'
+            ? `no scheduled actions (${a.reason})`
+            : a.detail;
+      return {
+        level:
+          a.status === 'failed'
+            ? 'error'
+            : a.status === 'skipped' && a.reason === 'NotRegistered'
+              ? 'warn'
+              : 'info',
+        message: `forecast ${o.targetId}: floor written, ${o.floorNow ?? '-'} instances now, peak ${o.floorPeak} (${o.model} model, ${o.historyDays} days); ${actions}`,
+      };
+    }
+    case 'fresh':
+      return {
+        level: 'info',
+        message: `forecast ${o.targetId}: the floor from ${new Date(o.computedAt).toISOString()} is still fresh (refreshMinutes)`,
+      };
+    case 'no-floor':
+      return {
+        level: 'warn',
+        message: `forecast ${o.targetId}: no floor written: ${o.reason}: ${o.message}`,
+      };
+    case 'failed':
+      return { level: 'error', message: `forecast ${o.targetId}: failed: ${o.detail}` };
+  }
+}
+
+export function powertoolsForecastTelemetry(logger: Logger, metrics: Metrics): ForecastTelemetry {
+  // Exactly [TargetId]: no default `service` dimension, as the evaluate function's metrics.
+  metrics.clearDefaultDimensions();
+  return {
+    info: (message, attributes) => logger.info(message, attributes ?? {}),
+    warn: (message, attributes) => logger.warn(message, attributes ?? {}),
+    error: (message, attributes) => logger.error(message, attributes ?? {}),
+    outcome(o) {
+      const { level, message } = describeOutcome(o);
+      logger[level](message, { outcome: o });
+    },
+    band(targetId, points) {
+      for (const p of points) {
+        metrics.setTimestamp(p.at);
+        metrics.addDimension('TargetId', targetId);
+        metrics.addMetric('ForecastFloor', MetricUnit.Count, p.floor);
+        metrics.addMetric('ForecastDemandP50', MetricUnit.Count, p.p50);
+        metrics.addMetric('ForecastDemandP90', MetricUnit.Count, p.p90);
+        metrics.publishStoredMetrics();
+      }
+    },
+  };
+}
