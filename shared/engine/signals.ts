@@ -28,7 +28,17 @@ function basisOf(reading: Reading | undefined, snap: SignalSnapshot): number {
   return snap.capacity.ready > 0 ? snap.capacity.ready : snap.capacity.desired;
 }
 
-function assessProportional(s: ProportionalSignal, snap: SignalSnapshot, now: number): SignalAssessment {
+/**
+ * A signal at or above the panic threshold breaches even inside a wider band: with panic at
+ * 1.5x and tolerance 0.6, a ratio of 1.55 would otherwise fire panic (blocking scale-in) yet
+ * never scale out.
+ */
+function assessProportional(
+  s: ProportionalSignal,
+  snap: SignalSnapshot,
+  now: number,
+  panicAt: number,
+): SignalAssessment {
   const kind = 'load' as const;
   const reading = snap.readings[s.metric];
   const value = freshValue(reading, s.staleAfterSeconds, now);
@@ -46,7 +56,8 @@ function assessProportional(s: ProportionalSignal, snap: SignalSnapshot, now: nu
     };
   }
   const ratio = value / s.target;
-  const status = ratio > 1 + s.tolerance ? 'high' : ratio < 1 - s.tolerance ? 'low' : 'within';
+  const status =
+    ratio > 1 + s.tolerance || ratio >= panicAt ? 'high' : ratio < 1 - s.tolerance ? 'low' : 'within';
   const proposal = ceilCapacity(basisOf(reading, snap) * ratio);
   return { metric: s.metric, kind, status, value, target: s.target, ratio, proposal, ageSeconds: age };
 }
@@ -93,8 +104,9 @@ function assessLatency(s: LatencySignal, snap: SignalSnapshot, now: number): Sig
 }
 
 export function assessSignals(policy: TargetPolicy, snap: SignalSnapshot, now: number): SignalAssessment[] {
+  const panicAt = policy.panic.enabled ? policy.panic.threshold : Number.POSITIVE_INFINITY;
   return policy.signals.map((s) =>
-    isLatencySignal(s) ? assessLatency(s, snap, now) : assessProportional(s, snap, now),
+    isLatencySignal(s) ? assessLatency(s, snap, now) : assessProportional(s, snap, now, panicAt),
   );
 }
 

@@ -12,7 +12,14 @@ const inv = (invocationsPerInstance: number) => ({ invocationsPerInstance });
 const damping = { ...UNDAMPED, scaleOutBreaches: 3, scaleInBreaches: 3, scaleOutCooldownSeconds: 300 };
 
 describe('panic mode (threshold 2x, stable window 600 s)', () => {
-  it.each<{ case: string; panic?: object; stepUp?: object; start?: number; ticks: Tick[] }>([
+  it.each<{
+    case: string;
+    panic?: object;
+    stepUp?: object;
+    tolerance?: number;
+    start?: number;
+    ticks: Tick[];
+  }>([
     {
       case: 'load at 2.5x target scales out at once, without waiting for 3 breaches',
       ticks: [{ t: 0, values: inv(250), expect: [25, ['PanicScaleOut']] }],
@@ -81,6 +88,12 @@ describe('panic mode (threshold 2x, stable window 600 s)', () => {
       ],
     },
     {
+      case: 'a threshold inside a wide dead band still scales out (1.5x with tolerance 0.6)',
+      panic: { threshold: 1.5 },
+      tolerance: 0.6,
+      ticks: [{ t: 0, values: inv(155), expect: [16, ['PanicScaleOut']] }],
+    },
+    {
       case: 'a higher threshold (3x) leaves 2.5x to ordinary damping',
       panic: { threshold: 3 },
       ticks: [{ t: 0, values: inv(250), expect: [10, ['ScaleOutAwaitingBreaches']] }],
@@ -90,9 +103,10 @@ describe('panic mode (threshold 2x, stable window 600 s)', () => {
       panic: { enabled: false },
       ticks: [{ t: 0, values: inv(500), expect: [10, ['ScaleOutAwaitingBreaches']] }],
     },
-  ])('$case', ({ panic, stepUp = damping.stepUp, start = 10, ticks }) => {
+  ])('$case', ({ panic, stepUp = damping.stepUp, tolerance = 0.1, start = 10, ticks }) => {
     const policy = targetPolicy({
       scaling: { minCapacity: 1, maxCapacity: 50 },
+      signals: [{ metric: 'invocationsPerInstance', target: 100, tolerance }],
       damping: { ...damping, stepUp },
       panic,
     });
