@@ -7,7 +7,8 @@
  * >= 200,000 decisions/s on one core. Prints figures; never fails.
  */
 import { decide } from '#shared/engine/decide.ts';
-import type { EngineState, SignalSnapshot } from '#shared/engine/types.ts';
+import { describeDecision } from '#shared/engine/message.ts';
+import type { Decision, EngineState, SignalSnapshot } from '#shared/engine/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 
@@ -168,7 +169,45 @@ function manyTargets(targets: number): void {
   );
 }
 
+/**
+ * Where decide()'s time goes on holds: the decisions of one closed-loop day split by action,
+ * and the cost of building their sentences again (describeDecision) beside a whole decide().
+ */
+function messages(): void {
+  const requests = load(42);
+  const decisions: Decision[] = [];
+  let state: EngineState | undefined;
+  let capacity = 20;
+  for (let i = 0; i < 1440; i++) {
+    const now = T0 + i * MINUTE;
+    const r = decide(state, observe(requests[i]!, capacity, now), POLICY, now);
+    state = r.state;
+    capacity = r.decision.desiredCapacity;
+    decisions.push(r.decision);
+  }
+  const holds = decisions.filter((d) => d.action === 'hold');
+  /** Nanoseconds per sentence: the best of three rounds of about 200,000 each. */
+  const time = (list: Decision[]): number => {
+    const rounds = Math.ceil(200_000 / list.length);
+    let best = Number.POSITIVE_INFINITY;
+    let chars = 0;
+    for (let run = 0; run < 3; run++) {
+      const t0 = performance.now();
+      for (let k = 0; k < rounds; k++) for (const d of list) chars += describeDecision(d, POLICY).length;
+      best = Math.min(best, ((performance.now() - t0) * 1e6) / (rounds * list.length));
+    }
+    return chars > 0 ? best : 0;
+  };
+  const decideNs = 1e9 / closedLoop(engineStep, requests, 200_000).perSecond;
+  console.log(
+    `one day closed-loop: ${holds.length} of ${decisions.length} decisions hold; the sentence costs ` +
+      `${fmt(time(holds))} ns on a hold, ${fmt(time(decisions))} ns on average, ` +
+      `beside ${fmt(decideNs)} ns for a whole decide()`,
+  );
+}
+
 export function run(): void {
   oneTarget();
+  messages();
   manyTargets(10_000);
 }
