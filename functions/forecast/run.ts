@@ -13,6 +13,7 @@ import {
   type DemandHistory,
   demandHistory,
   demandQueries,
+  fromFirstPresent,
   HISTORY_PERIOD_SECONDS,
   type HistoryQuery,
   type HistoryWindow,
@@ -64,12 +65,12 @@ async function loadPolicy(deps: ForecasterDeps): Promise<PolicyFile> {
 
 type Histories = Map<string, { demand: DemandHistory; window: HistoryWindow } | Error>;
 
-/** One target's part of its region's history: the last historyDays (the windows end together). */
+/** One target's part of its region's history: the last historyDays (the windows end together), from its first datapoint. */
 function ownSlice(t: TargetPolicy, demand: DemandHistory, now: number) {
   const window = historyWindow(now, t.forecast!.historyDays);
   if (!demand.ok) return { demand, window };
   const bins = Math.round((window.end - window.start) / (HISTORY_PERIOD_SECONDS * 1000));
-  return { demand: { ...demand, history: demand.history.slice(-bins) }, window };
+  return { demand: { ...demand, history: fromFirstPresent(demand.history.slice(-bins)) }, window };
 }
 
 /** Demand history of the due targets: per region, one window (the longest historyDays), paged calls. */

@@ -92,6 +92,16 @@ export function demandQueries(targets: readonly TargetPolicy[]): HistoryQuery[] 
     .map((q, i) => ({ id: `d${i}`, ...q }));
 }
 
+/**
+ * The history from its first present period: leading gaps are a target that did not exist yet,
+ * not a week the forecaster should fit through (half a day of data in a 7-day window must read
+ * as half a day: InsufficientHistory, not a weekly model over 93 % gaps).
+ */
+export function fromFirstPresent(history: readonly (number | null)[]): (number | null)[] {
+  const first = history.findIndex((v) => v !== null);
+  return first < 0 ? [] : history.slice(first);
+}
+
 export type DemandHistory =
   | { ok: true; history: (number | null)[]; presentBins: number; firstPresent: number }
   | { ok: false; reason: 'NoData' | 'Rejected'; message: string };

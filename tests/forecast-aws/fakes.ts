@@ -1,0 +1,261 @@
+/**
+ * The forecast function wired to the real adapters over aws-sdk-client-mock: CloudWatch answers
+ * GetMetricData from a synthetic daily demand (paged by NextToken), a small table keeps state
+ * items, and Application Auto Scaling keeps registered targets and scheduled actions, so tests
+ * assert the calls a run makes and what it leaves behind. No network.
+ */
+import { readFileSync } from 'node:fs';
+import {
+  ApplicationAutoScalingClient,
+  DeleteScheduledActionCommand,
+  DescribeScalableTargetsCommand,
+  DescribeScheduledActionsCommand,
+  PutScheduledActionCommand,
+  type ScheduledAction,
+} from '@aws-sdk/client-application-auto-scaling';
+import {
+  CloudWatchClient,
+  GetMetricDataCommand,
+  type MetricDataQuery,
+  type MetricDataResult,
+} from '@aws-sdk/client-cloudwatch';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MetadataBearer } from '@smithy/types';
+import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
+import { parseForecastConfig } from '#functions/forecast/config.ts';
+import { awsForecastPorts, type ForecastPorts } from '#functions/forecast/ports.ts';
+import { createForecaster } from '#functions/forecast/run.ts';
+import type { TargetOutcome } from '#functions/forecast/target.ts';
+import type { ForecastTelemetry } from '#functions/forecast/telemetry.ts';
+import { createClients } from '#shared/aws/clients.ts';
+import type { BandPoint } from '#shared/control/forecast-floor.ts';
+import type { ForecastFloor } from '#shared/control/state.ts';
+
+type Stub = AwsStub<object, MetadataBearer, unknown>;
+
+export const CONFIG = parseForecastConfig({
+  POLICY_PARAMETER_NAME: '/governor/policy',
+  STATE_TABLE_NAME: 'governor-state',
+  AWS_REGION: 'us-east-1',
+});
+export const NOW = Date.parse('2025-06-09T12:00:10Z');
+const DAY = 86_400_000;
+
+/**
+ * Requests per minute at a time: 90 at night, rising from 08:00 to 1000 at 14:00 and back by
+ * 20:00 (UTC). With 100 requests per instance: 1 instance at night, 10 at the peak.
+ */
+export function dailyDemand(t: number): number {
+  const minute = (((t % DAY) + DAY) % DAY) / 60_000;
+  return 90 + 910 * Math.max(0, Math.sin((Math.PI * (minute - 480)) / 720));
+}
+
+export const POLICY = (over: { forecast?: string; extra?: string } = {}) => `version: 1
+targets:
+  - id: chat-llm
+    kind: sagemaker-variant
+    region: us-east-1
+    endpointName: chat-llm-prod
+    scaling: { minCapacity: 1, maxCapacity: 20 }
+    signals: [{ metric: invocationsPerInstance, target: 100 }]
+    forecast: ${over.forecast ?? '{ quantile: p90, requestsPerInstance: 100, leadTimeMinutes: 10, historyDays: 7 }'}
+${over.extra ?? ''}`;
+
+export interface CapturedForecastTelemetry extends ForecastTelemetry {
+  lines: { level: string; message: string }[];
+  outcomes: TargetOutcome[];
+  bands: Map<string, BandPoint[]>;
+}
+
+export function captureForecastTelemetry(): CapturedForecastTelemetry {
+  const t: CapturedForecastTelemetry = {
+    lines: [],
+    outcomes: [],
+    bands: new Map(),
+    info: (message) => t.lines.push({ level: 'info', message }),
+    warn: (message) => t.lines.push({ level: 'warn', message }),
+    error: (message) => t.lines.push({ level: 'error', message }),
+    outcome: (o) => t.outcomes.push(o),
+    band: (id, points) => t.bands.set(id, [...points]),
+  };
+  return t;
+}
+
+export interface World {
+  /** Per dimension value (EndpointName, InferenceComponentName, AutoScalingGroupName): data since this time. */
+  historySince: Map<string, number>;
+  /** Points per query per GetMetricData page. */
+  pageSize: number;
+  items: Map<string, Record<string, unknown>>;
+  /** Registered scalable targets: resource id -> MinCapacity. */
+  registered: Map<string, number>;
+  actions: Map<string, ScheduledAction>;
+  parameters: Map<string, string>;
+}
+
+type Key = 'cw' | 'aas' | 'ddb' | 'ssm';
+const CLASSES = {
+  cw: CloudWatchClient,
+  aas: ApplicationAutoScalingClient,
+  ddb: DynamoDBDocumentClient,
+  ssm: SSMClient,
+} as const;
+const stubs: Partial<Record<Key, Stub>> = {};
+/**
+ * The mock of one client class, created on first use and kept for the test file (mockClient
+ * stubs the class prototype, so every instance answers from it). A file that never asks for
+ * 'cw' keeps the real CloudWatchClient.send, and its retry middleware, for a scripted HTTP layer.
+ */
+export const mockOf = (k: Key): Stub => {
+  stubs[k] ??= mockClient(CLASSES[k] as never) as unknown as Stub;
+  return stubs[k];
+};
+
+function fakeMetrics(world: World) {
+  mockOf('cw')
+    .on(GetMetricDataCommand)
+    .callsFake(async (input) => {
+      const start = (input.StartTime as Date).getTime();
+      const end = (input.EndTime as Date).getTime();
+      const page = input.NextToken ? Number(String(input.NextToken).slice(1)) : 0;
+      let more = false;
+      const results: MetricDataResult[] = (input.MetricDataQueries as MetricDataQuery[]).map((q) => {
+        const metric = q.MetricStat!.Metric!;
+        const dims = metric.Dimensions as { Value: string }[];
+        const since = world.historySince.get(dims[0]!.Value);
+        const points: [Date, number][] = [];
+        if (since !== undefined && metric.MetricName === 'Invocations') {
+          for (let t = Math.max(start, since); t < end; t += 300_000)
+            points.push([new Date(t), 5 * dailyDemand(t)]);
+        }
+        const slice = points.slice(page * world.pageSize, (page + 1) * world.pageSize);
+        if (points.length > (page + 1) * world.pageSize) more = true;
+        return {
+          Id: q.Id,
+          Timestamps: slice.map(([t]) => t),
+          Values: slice.map(([, v]) => v),
+          StatusCode: more ? 'PartialData' : 'Complete',
+        };
+      });
+      return { MetricDataResults: results, ...(more ? { NextToken: `p${page + 1}` } : {}) };
+    });
+}
+
+function fakeTable(world: World) {
+  const key = (k: { pk: string; sk: string }) => `${k.pk}|${k.sk}`;
+  mockOf('ddb')
+    .on(GetCommand)
+    .callsFake(async (input) => {
+      const item = world.items.get(key(input.Key));
+      return { Item: item ? structuredClone({ forecastFloor: item.forecastFloor }) : undefined };
+    });
+  mockOf('ddb')
+    .on(UpdateCommand)
+    .callsFake(async (input) => {
+      const item = world.items.get(key(input.Key)) ?? { ...input.Key };
+      item.forecastFloor = structuredClone(input.ExpressionAttributeValues[':floor']);
+      world.items.set(key(input.Key), item);
+      return {};
+    });
+}
+
+function fakeScaling(world: World) {
+  mockOf('aas')
+    .on(DescribeScalableTargetsCommand)
+    .callsFake(async (input) => ({
+      ScalableTargets: (input.ResourceIds as string[])
+        .filter((id) => world.registered.has(id))
+        .map((id) => ({
+          ResourceId: id,
+          ScalableDimension: input.ScalableDimension,
+          MinCapacity: world.registered.get(id),
+          MaxCapacity: 20,
+        })),
+    }));
+  mockOf('aas')
+    .on(DescribeScheduledActionsCommand)
+    .callsFake(async (input) => {
+      const all = [...world.actions.values()].filter((a) => a.ResourceId === input.ResourceId);
+      // Two a page, so the adapter's NextToken loop runs.
+      const from = input.NextToken ? Number(input.NextToken) : 0;
+      return {
+        ScheduledActions: all.slice(from, from + 2),
+        ...(from + 2 < all.length ? { NextToken: String(from + 2) } : {}),
+      };
+    });
+  mockOf('aas')
+    .on(PutScheduledActionCommand)
+    .callsFake(async (input) => {
+      world.actions.set(input.ScheduledActionName, { ...input, CreationTime: new Date() });
+      return {};
+    });
+  mockOf('aas')
+    .on(DeleteScheduledActionCommand)
+    .callsFake(async (input) => {
+      world.actions.delete(input.ScheduledActionName);
+      return {};
+    });
+}
+
+export interface Rig {
+  run: ReturnType<typeof createForecaster>;
+  world: World;
+  /** The mocks this rig set up (no 'cw' when the history port was given). */
+  mocks: Partial<Record<Key, Stub>> & Record<'aas' | 'ddb' | 'ssm', Stub>;
+  telemetry: CapturedForecastTelemetry;
+  ports: ForecastPorts;
+  /** The stored floor of a target (undefined when none). */
+  floor: (targetId: string) => ForecastFloor | undefined;
+}
+
+export function rig(policy = POLICY(), over: Partial<ForecastPorts> = {}): Rig {
+  const keys: Key[] = over.history ? ['aas', 'ddb', 'ssm'] : ['cw', 'aas', 'ddb', 'ssm'];
+  for (const k of keys) mockOf(k).reset();
+  const world: World = {
+    historySince: new Map([['chat-llm-prod', NOW - 8 * DAY]]),
+    pageSize: 100_000,
+    items: new Map(),
+    registered: new Map([['endpoint/chat-llm-prod/variant/AllTraffic', 1]]),
+    actions: new Map(),
+    parameters: new Map([[CONFIG.POLICY_PARAMETER_NAME, policy]]),
+  };
+  mockOf('ssm')
+    .on(GetParameterCommand)
+    .callsFake(async (input) => {
+      const value = world.parameters.get(input.Name);
+      if (value === undefined) throw Object.assign(new Error('not found'), { name: 'ParameterNotFound' });
+      return { Parameter: { Name: input.Name, Value: value } };
+    });
+  if (!over.history) fakeMetrics(world);
+  fakeTable(world);
+  fakeScaling(world);
+  const ports = {
+    ...awsForecastPorts(
+      createClients({
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+      }),
+      CONFIG.STATE_TABLE_NAME,
+    ),
+    ...over,
+  };
+  const telemetry = captureForecastTelemetry();
+  return {
+    run: createForecaster({ config: CONFIG, ports, telemetry }),
+    world,
+    mocks: Object.fromEntries(keys.map((k) => [k, mockOf(k)])) as Rig['mocks'],
+    telemetry,
+    ports,
+    floor: (id) => world.items.get(`TARGET#${id}|STATE`)?.forecastFloor as ForecastFloor | undefined,
+  };
+}
+
+/** The schedule's event as it arrives (the fixture `sam local invoke` uses too). */
+export const eventFile = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
+export const TICK = eventFile('forecast-tick');
+
+/** Names of the SDK commands sent to one mock, in order. */
+export const sent = (stub: Stub) =>
+  stub.calls().map((c) => (c.args[0] as object).constructor.name.replace(/Command$/, ''));

@@ -1,0 +1,323 @@
+/**
+ * One run of the forecast function over aws-sdk-client-mock (tests/forecast-aws/fakes.ts): the
+ * floor written with one UpdateItem of forecastFloor only, paged history, no history and too
+ * little history writing nothing, fresh floors kept, scheduled actions put and only Governor's
+ * stale ones removed, and failures that fail the run only after the other targets are done.
+ */
+import {
+  DeleteScheduledActionCommand,
+  PutScheduledActionCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { describeOutcome } from '#functions/forecast/telemetry.ts';
+import { ForecastFloorSchema } from '#shared/control/state.ts';
+import { eventFile, NOW, POLICY, rig, sent, TICK } from './fakes.ts';
+
+const DAY = 86_400_000;
+const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
+
+describe('a run writes the floor schedule', () => {
+  it('stores 48 h of five-minute floors from the window end with one UpdateItem of forecastFloor', async () => {
+    const r = rig();
+    const report = await r.run(TICK, NOW);
+    expect(report.outcomes).toEqual([
+      expect.objectContaining({ targetId: 'chat-llm', outcome: 'written', model: 'weekly' }),
+    ]);
+    const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
+    expect(floor).toMatchObject({
+      quantile: 'p90',
+      computedAt: NOW,
+      startsAt: ORIGIN,
+      stepMinutes: 5,
+      leadTimeMinutes: 10,
+    });
+    expect(floor.capacities).toHaveLength(576);
+    const update = r.mocks.ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(update).toMatchObject({
+      Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
+      UpdateExpression: 'SET #floor = :floor',
+      ExpressionAttributeNames: { '#floor': 'forecastFloor' },
+    });
+    expect(update.ConditionExpression).toBeUndefined();
+  });
+
+  it('follows demand: 1 instance at night, 10 or 11 at the 14:00 peak, raised ahead of the morning ramp', async () => {
+    const r = rig();
+    await r.run(TICK, NOW);
+    const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
+    const at = (iso: string) => floor.capacities[(Date.parse(iso) - floor.startsAt) / 300_000]!;
+    expect(at('2025-06-10T03:00:00Z')).toBe(1);
+    expect([10, 11]).toContain(at('2025-06-09T14:00:00Z'));
+    // 08:20 demand is 90 + 910 sin(pi 20/720) = 169 requests a minute (2 instances); the floor at
+    // 08:20 already covers 08:30 (209: 3 instances).
+    expect(at('2025-06-10T08:20:00Z')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('keeps what the evaluator owns: version, engine and pending are untouched', async () => {
+    const r = rig();
+    r.world.items.set('TARGET#chat-llm|STATE', {
+      pk: 'TARGET#chat-llm',
+      sk: 'STATE',
+      version: 7,
+      engine: { x: 1 },
+      pending: { y: 2 },
+    });
+    await r.run(TICK, NOW);
+    expect(r.world.items.get('TARGET#chat-llm|STATE')).toMatchObject({
+      version: 7,
+      engine: { x: 1 },
+      pending: { y: 2 },
+    });
+  });
+
+  it('emits the band for the next hour: twelve steps of floor, p50 and p90', async () => {
+    const r = rig();
+    await r.run(TICK, NOW);
+    const band = r.telemetry.bands.get('chat-llm')!;
+    expect(band.map((p) => p.at)).toEqual(Array.from({ length: 12 }, (_, i) => ORIGIN + (i + 1) * 300_000));
+    for (const p of band) expect(p.p90).toBeGreaterThanOrEqual(p.p50);
+  });
+});
+
+describe('demand history', () => {
+  it('is read with paged GetMetricData at five minutes and gives the same floor as one page', async () => {
+    const one = rig();
+    await one.run(TICK, NOW);
+    const paged = rig();
+    paged.world.pageSize = 500;
+    await paged.run(TICK, NOW);
+    const calls = paged.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
+    expect(calls.map((c) => c.NextToken)).toEqual([undefined, 'p1', 'p2', 'p3', 'p4']);
+    expect(calls[0]).toMatchObject({
+      StartTime: new Date(ORIGIN - 7 * DAY),
+      EndTime: new Date(ORIGIN),
+      ScanBy: 'TimestampAscending',
+      MetricDataQueries: [
+        {
+          Id: 'd0',
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/SageMaker',
+              MetricName: 'Invocations',
+              Dimensions: [
+                { Name: 'EndpointName', Value: 'chat-llm-prod' },
+                { Name: 'VariantName', Value: 'AllTraffic' },
+              ],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+        },
+      ],
+    });
+    expect(paged.floor('chat-llm')!.capacities).toEqual(one.floor('chat-llm')!.capacities);
+  });
+
+  it.each([
+    {
+      case: 'no datapoint at all',
+      since: undefined,
+      reason: 'NoData',
+      log: 'forecast chat-llm: no floor written: NoData: no datapoint in the window (AWS/SageMaker Invocations (EndpointName=chat-llm-prod, VariantName=AllTraffic), last 7 days)',
+    },
+    {
+      case: 'half a day of history',
+      since: NOW - DAY / 2,
+      reason: 'InsufficientHistory',
+      log: /^forecast chat-llm: no floor written: InsufficientHistory: .*\(AWS\/SageMaker Invocations/,
+    },
+  ])('with $case writes no floor, says so, and does not fail the run', async ({ since, reason, log }) => {
+    const r = rig();
+    if (since === undefined) r.world.historySince.clear();
+    else r.world.historySince.set('chat-llm-prod', since);
+    const report = await r.run(TICK, NOW);
+    expect(report.outcomes).toEqual([expect.objectContaining({ outcome: 'no-floor', reason })]);
+    expect(r.mocks.ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sent(r.mocks.aas)).toEqual([]);
+    const [outcome] = r.telemetry.outcomes;
+    const said = describeOutcome(outcome!);
+    expect(said.level).toBe('warn');
+    if (typeof log === 'string') expect(said.message).toBe(log);
+    else expect(said.message).toMatch(log);
+  });
+});
+
+describe('refresh', () => {
+  it('keeps a floor younger than refreshMinutes and reads no history for it', async () => {
+    const r = rig(POLICY({ forecast: '{ requestsPerInstance: 100, refreshMinutes: 180, historyDays: 7 }' }));
+    await r.run(TICK, NOW - 60 * 60_000);
+    const first = r.floor('chat-llm');
+    r.mocks.cw!.resetHistory();
+    const report = await r.run(TICK, NOW);
+    expect(report.outcomes).toEqual([
+      { targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 60 * 60_000 },
+    ]);
+    expect(r.mocks.cw!.commandCalls(GetMetricDataCommand)).toHaveLength(0);
+    expect(r.floor('chat-llm')).toEqual(first);
+  });
+});
+
+describe('scheduled actions', () => {
+  const NAME = /^governor-chat-llm-\d{8}T\d{4}$/;
+
+  it('puts one-time actions raising MinCapacity ahead of ramps within the next 24 h', async () => {
+    const r = rig();
+    const report = await r.run(TICK, NOW);
+    const actions = [...r.world.actions.values()];
+    expect(actions.length).toBeGreaterThan(4);
+    for (const a of actions) {
+      expect(a.ScheduledActionName).toMatch(NAME);
+      expect(a).toMatchObject({
+        ServiceNamespace: 'sagemaker',
+        ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      });
+      expect(a.ScalableDimension).toBe('sagemaker:variant:DesiredInstanceCount');
+      const at = Date.parse(`${a.Schedule!.slice(3, -1)}Z`);
+      expect(at).toBeGreaterThan(NOW);
+      expect(at).toBeLessThanOrEqual(NOW + DAY);
+      expect(a.ScalableTargetAction).toEqual({ MinCapacity: expect.any(Number) });
+    }
+    const levels = actions.map((a) => a.ScalableTargetAction!.MinCapacity!);
+    expect(Math.max(...levels)).toBeGreaterThanOrEqual(10);
+    expect(levels.at(-1)).toBeGreaterThan(1); // the next morning's ramp is under way 24 h from now
+    expect(levels).toContain(1); // back to the baseline for the night
+    expect(report.outcomes[0]).toMatchObject({
+      actions: { status: 'written', planned: actions.length, put: actions.length },
+    });
+  });
+
+  it('removes only Governor’s stale actions for the target, never an operator’s or another name', async () => {
+    const r = rig();
+    const base = {
+      ServiceNamespace: 'sagemaker' as const,
+      ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
+    };
+    const keep = [
+      'nightly-floor',
+      'governor-chat-llm-launch-day',
+      'governor-chat-20250609T1300',
+      'Governor-chat-llm-20250609T1300',
+    ];
+    for (const name of [...keep, 'governor-chat-llm-20250601T0900', 'governor-chat-llm-20250612T0900'])
+      r.world.actions.set(name, {
+        ...base,
+        ScheduledActionName: name,
+        Schedule: 'at(2025-06-01T09:00:00)',
+        ScheduledActionARN: `arn:${name}`,
+        CreationTime: new Date(),
+      });
+    await r.run(TICK, NOW);
+    const deleted = r.mocks.aas
+      .commandCalls(DeleteScheduledActionCommand)
+      .map((c) => c.args[0].input.ScheduledActionName);
+    expect(deleted.sort()).toEqual(['governor-chat-llm-20250601T0900', 'governor-chat-llm-20250612T0900']);
+    for (const name of keep) expect(r.world.actions.has(name)).toBe(true);
+  });
+
+  it('a second run with the same forecast puts and removes nothing', async () => {
+    const r = rig();
+    await r.run(TICK, NOW);
+    r.mocks.aas.resetHistory();
+    await r.run(TICK, NOW + 60_000 * 60);
+    const again = sent(r.mocks.aas);
+    expect(again.filter((c) => c === 'PutScheduledAction').length).toBeLessThanOrEqual(2);
+    expect(again).toContain('DescribeScheduledActions');
+  });
+
+  it.each([
+    {
+      case: 'a target that is not a registered scalable target',
+      setup: (r: ReturnType<typeof rig>) => r.world.registered.clear(),
+      policy: POLICY(),
+      actions: { status: 'skipped', reason: 'NotRegistered' },
+    },
+    {
+      case: 'scheduledActions: false',
+      setup: () => {},
+      policy: POLICY({ forecast: '{ requestsPerInstance: 100, historyDays: 7, scheduledActions: false }' }),
+      actions: { status: 'skipped', reason: 'Disabled' },
+    },
+  ])('writes the floor but no action for $case', async ({ setup, policy, actions }) => {
+    const r = rig(policy);
+    setup(r);
+    const report = await r.run(TICK, NOW);
+    expect(report.outcomes[0]).toMatchObject({ outcome: 'written', actions });
+    expect(r.mocks.aas.commandCalls(PutScheduledActionCommand)).toHaveLength(0);
+    expect(r.floor('chat-llm')).toBeDefined();
+  });
+});
+
+describe('failures', () => {
+  const twoRegions = POLICY({
+    extra: `  - id: chat-eu
+    kind: sagemaker-variant
+    region: eu-west-1
+    endpointName: chat-eu-prod
+    scaling: { minCapacity: 1, maxCapacity: 20 }
+    signals: [{ metric: invocationsPerInstance, target: 100 }]
+    forecast: { historyDays: 7 }
+`,
+  });
+
+  it('a region whose history cannot be read fails the run after the other targets are written', async () => {
+    const r = rig(twoRegions);
+    r.world.historySince.set('chat-eu-prod', NOW - 8 * DAY);
+    const real = r.ports.history;
+    r.ports.history = {
+      demand: (region, queries, window) =>
+        region === 'eu-west-1'
+          ? Promise.reject(Object.assign(new Error('User is not authorized'), { name: 'AccessDenied' }))
+          : real.demand(region, queries, window),
+    };
+    await expect(r.run(TICK, NOW)).rejects.toThrow(
+      'forecast failed for 1 of 2 targets: chat-eu (see the log)',
+    );
+    expect(r.floor('chat-llm')).toBeDefined();
+    expect(r.floor('chat-eu')).toBeUndefined();
+    expect(r.telemetry.outcomes.find((o) => o.targetId === 'chat-eu')).toEqual({
+      targetId: 'chat-eu',
+      outcome: 'failed',
+      detail: 'cannot read demand history: AccessDenied: User is not authorized',
+    });
+  });
+
+  it('an invalid policy fails before any metric is read, one line per problem', async () => {
+    const r = rig('version: 1\ntargets: []\n');
+    await expect(r.run(TICK, NOW)).rejects.toThrow(
+      /no valid policy in \/governor\/policy: targets needs at least one target/,
+    );
+    expect(r.telemetry.lines).toEqual([
+      { level: 'error', message: 'policy problem: /governor/policy: targets needs at least one target' },
+    ]);
+    expect(sent(r.mocks.cw!)).toEqual([]);
+  });
+
+  it('a missing policy parameter says to create it', async () => {
+    const r = rig();
+    r.world.parameters.clear();
+    await expect(r.run(TICK, NOW)).rejects.toThrow(
+      'policy parameter /governor/policy does not exist: create it with the policy YAML',
+    );
+  });
+
+  it.each([
+    {
+      case: 'a malformed tick',
+      event: eventFile('forecast-malformed-tick'),
+      message: /^event field time must be an ISO 8601 time/,
+    },
+    {
+      case: 'an alarm event',
+      event: eventFile('alarm-chat-llm-latency'),
+      message: /forecast function runs on its hourly "Scheduled Event"/,
+    },
+    { case: 'not an object', event: 'tick', message: /event is not a JSON object/ },
+  ])('$case is refused with one line and no AWS call', async ({ event, message }) => {
+    const r = rig();
+    await expect(r.run(event, NOW)).rejects.toThrow(message);
+    for (const m of Object.values(r.mocks)) expect(m.calls()).toHaveLength(0);
+  });
+});
