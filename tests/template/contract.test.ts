@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseForecastConfig } from '#functions/forecast/config.ts';
 import { parseConfig } from '#shared/control/config.ts';
 import { parseEvent } from '#shared/control/events.ts';
 import { scaleTargetInput } from '#shared/control/records.ts';
@@ -64,6 +65,91 @@ describe('the evaluate function', () => {
 
   it('starts in shadow mode unless the operator chooses active', () => {
     expect(parameters.Mode).toMatchObject({ Default: 'shadow', AllowedValues: ['shadow', 'active'] });
+  });
+});
+
+describe('the forecast function', () => {
+  const forecast = props('ForecastFunction') as Loose;
+  const forecastEnv = forecast.Environment.Variables as Loose;
+
+  it('is built by esbuild as ESM from functions/forecast/handler.ts for nodejs24.x on arm64, one run at a time', () => {
+    expect(resource('ForecastFunction').Metadata).toMatchObject({
+      BuildMethod: 'esbuild',
+      BuildProperties: {
+        Format: 'esm',
+        OutExtension: ['.js=.mjs'],
+        Target: 'es2024',
+        EntryPoints: ['functions/forecast/handler.ts'],
+      },
+    });
+    expect(forecast).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'handler.handler',
+      ReservedConcurrentExecutions: 1,
+      DeadLetterQueue: { Type: 'SQS', TargetArn: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } },
+      LoggingConfig: { LogGroup: { Ref: 'ForecastLogGroup' } },
+    });
+    expect(readFileSync('functions/forecast/handler.ts', 'utf8')).toMatch(/export const handler = middy\(/);
+  });
+
+  it('gets every variable its config schema reads, the same policy and table as the evaluate function', () => {
+    const resolved = Object.fromEntries(
+      Object.entries(forecastEnv).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-${k}`]),
+    );
+    expect(parseForecastConfig({ ...resolved, AWS_REGION: 'us-east-1' })).toMatchObject({
+      AWS_REGION: 'us-east-1',
+    });
+    expect(forecastEnv).toMatchObject({
+      POLICY_PARAMETER_NAME: env.POLICY_PARAMETER_NAME,
+      STATE_TABLE_NAME: env.STATE_TABLE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: env.POWERTOOLS_METRICS_NAMESPACE,
+    });
+  });
+
+  it('runs hourly on an event the function parses as a tick, with retries and the dead-letter queue', () => {
+    const schedule = props('ForecastSchedule') as Loose;
+    expect(schedule.ScheduleExpression).toBe('rate(1 hour)');
+    expect(schedule.Target).toMatchObject({
+      Arn: { 'Fn::GetAtt': ['ForecastFunction', 'Arn'] },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } },
+    });
+    const input = String(schedule.Target.Input)
+      .replace('<aws.scheduler.execution-id>', 'e1')
+      .replace('<aws.scheduler.scheduled-time>', '2025-06-09T12:00:00Z')
+      .replace('<aws.scheduler.schedule-arn>', 'arn:aws:scheduler:us-east-1:123456789012:schedule/default/f');
+    expect(parseEvent(JSON.parse(input))).toEqual({
+      kind: 'tick',
+      id: 'e1',
+      time: Date.parse('2025-06-09T12:00:00Z'),
+    });
+  });
+
+  it('may write scheduled actions only on SageMaker capacity dimensions, and only with a managed prefix', () => {
+    const statements = (props('ForecastFunctionRole').Policies as Loose[])[0]!.PolicyDocument
+      .Statement as Loose[];
+    const write = statements.find((s) => s['Fn::If']?.[1]?.Sid === 'WriteScheduledActionsOnSageMaker')!;
+    expect(write['Fn::If'][0]).toBe('ManagesSageMaker');
+    expect(write['Fn::If'][1].Condition).toEqual({
+      StringEquals: {
+        'application-autoscaling:service-namespace': 'sagemaker',
+        'application-autoscaling:scalable-dimension': [
+          'sagemaker:variant:DesiredInstanceCount',
+          'sagemaker:inference-component:DesiredCopyCount',
+        ],
+      },
+    });
+  });
+
+  it('alarms when it fails in two consecutive hourly periods', () => {
+    expect(props('ForecastErrorsAlarm')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ForecastFunction' } }],
+      Period: 3600,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+    });
   });
 });
 
@@ -168,6 +254,7 @@ describe('the scale-target state machine', () => {
 describe('operations', () => {
   it.each([
     'EvaluateFunctionName',
+    'ForecastFunctionName',
     'ScaleTargetStateMachineArn',
     'StateTableName',
     'DashboardUrl',
@@ -176,9 +263,12 @@ describe('operations', () => {
     expect(Object.keys(template.Outputs as Loose)).toContain(name);
   });
 
-  it.each(['EvaluateLogGroup', 'ScaleTargetLogGroup'])('%s keeps logs for LogRetentionDays', (id) => {
-    expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
-  });
+  it.each(['EvaluateLogGroup', 'ForecastLogGroup', 'ScaleTargetLogGroup'])(
+    '%s keeps logs for LogRetentionDays',
+    (id) => {
+      expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
+    },
+  );
 
   it('draws a dashboard whose body is valid JSON once CloudFormation substitutes it', () => {
     const body = String((props('Dashboard').DashboardBody as Loose)['Fn::Sub']).replace(/\$\{[^}]+\}/g, 'x');
@@ -191,6 +281,9 @@ describe('operations', () => {
       'Invocation latency (ms) and successful invocations',
       'Scale-target executions',
       'Evaluate function',
+      'Forecast floor and desired capacity per target',
+      'Forecast demand band per target (requests per minute)',
+      'Forecast function',
     ]);
   });
 
@@ -198,7 +291,12 @@ describe('operations', () => {
     expect(props('DeadLetterQueue').SqsManagedSseEnabled).toBe(true);
   });
 
-  it('leaves room for the forecast function without creating it', () => {
-    expect(Object.keys(template.Resources as Loose).filter((id) => /forecast/i.test(id))).toEqual([]);
+  it('draws the forecast band from the metrics the forecast function emits', () => {
+    const body = String((props('Dashboard').DashboardBody as Loose)['Fn::Sub']);
+    for (const metric of ['ForecastFloor', 'ForecastDemandP50', 'ForecastDemandP90'])
+      expect(body).toContain(`SELECT MAX(${metric}) FROM SCHEMA(Governor, TargetId) GROUP BY TargetId`);
+    expect(readFileSync('functions/forecast/telemetry.ts', 'utf8')).toMatch(
+      /addDimension\('TargetId'[\s\S]*'ForecastFloor'[\s\S]*'ForecastDemandP50'[\s\S]*'ForecastDemandP90'/,
+    );
   });
 });

@@ -14,11 +14,29 @@ const found = callers(template, root);
 const callsOf = (id: string) => [...(found.find((c) => c.id === id)?.calls.keys() ?? [])].sort();
 
 describe('calls and grants in template.yaml', () => {
-  it('finds the evaluate function and the scale-target state machine with their roles', () => {
+  it('finds the evaluate and forecast functions and the scale-target state machine with their roles', () => {
     expect(found.map((c) => `${c.id} as ${c.principal}`).sort()).toEqual([
       'EvaluateFunction as EvaluateFunctionRole',
+      'ForecastFunction as ForecastFunctionRole',
       'ScaleTargetStateMachine as ScaleTargetStateMachineRole',
     ]);
+  });
+
+  it('sees the forecast function read history, the floor and the policy, and write floors and scheduled actions', () => {
+    expect(callsOf('ForecastFunction')).toEqual([
+      'application-autoscaling:deletescheduledaction',
+      'application-autoscaling:describescalabletargets',
+      'application-autoscaling:describescheduledactions',
+      'application-autoscaling:putscheduledaction',
+      'cloudwatch:getmetricdata',
+      'dynamodb:getitem',
+      'dynamodb:updateitem',
+      'ssm:getparameter',
+    ]);
+  });
+
+  it('keeps scheduled-action writes out of the evaluate function', () => {
+    expect(callsOf('EvaluateFunction').filter((a) => a.includes('scheduledaction'))).toEqual([]);
   });
 
   it('sees the evaluate function read signals, state and policy and start the state machine', () => {
@@ -75,6 +93,17 @@ describe('each grant rule catches what it names', () => {
         s.Action = 'dynamodb:GetItem';
       },
       expected: 'ScaleTargetStateMachine: dynamodb:putitem is called (Record the outcome) but not granted',
+    },
+    {
+      case: 'a scheduled-action call the forecast role lacks',
+      change: (t: Loose) => {
+        const statements = t.Resources.ForecastFunctionRole.Properties.Policies[0].PolicyDocument
+          .Statement as Loose[];
+        const i = statements.findIndex((x) => x['Fn::If']?.[1]?.Sid === 'WriteScheduledActionsOnSageMaker');
+        statements.splice(i, 1);
+      },
+      expected:
+        'ForecastFunction: application-autoscaling:putscheduledaction is called (shared/aws/scheduled-actions.ts PutScheduledActionCommand) but not granted',
     },
     {
       case: 'a grant nothing calls',
