@@ -5,11 +5,11 @@
  * demand was looked for); failed I/O is a failed outcome the run reports.
  */
 
-import { scalableRef } from '../../shared/aws/scalable-target.ts';
+import { type ScalableRef, scalableRef } from '../../shared/aws/scalable-target.ts';
 import type { DemandHistory, HistoryWindow } from '../../shared/control/demand.ts';
 import { describeSources } from '../../shared/control/demand.ts';
 import { bandPoints, floorSchedule, stepAt } from '../../shared/control/forecast-floor.ts';
-import { planActions, reconcile } from '../../shared/control/scheduled-actions.ts';
+import { type PlannedAction, planActions, reconcile } from '../../shared/control/scheduled-actions.ts';
 import type { ForecastFloor } from '../../shared/control/state.ts';
 import { forecast } from '../../shared/forecast/forecast.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
@@ -27,9 +27,14 @@ export interface RunContext {
   now: number;
 }
 
+/** Why a target's floor got no scheduled actions (the floor itself was written). */
+export type ActionsSkipped = 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered';
+
 export type ActionsOutcome =
   | { status: 'written'; planned: number; put: number; removed: number; threshold: number }
-  | { status: 'skipped'; reason: 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered' }
+  | { status: 'skipped'; reason: ActionsSkipped }
+  /** scheduledActions is off: Governor's earlier actions for the target were removed. */
+  | { status: 'removed'; removed: number }
   | { status: 'failed'; detail: string };
 
 export type TargetOutcome = { targetId: string } & (
@@ -50,13 +55,27 @@ export type TargetOutcome = { targetId: string } & (
 
 export const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
+/** Puts the planned actions and removes Governor's others for the target; counts of each. */
+async function apply(ctx: RunContext, t: TargetPolicy, ref: ScalableRef, planned: readonly PlannedAction[]) {
+  const { put, remove } = reconcile(t.id, planned, await ctx.ports.actions.list(t.region, ref));
+  // New and changed actions first, then the stale ones: a failure in between leaves extra
+  // actions (removed next hour), never a ramp without one.
+  for (const a of put) await ctx.ports.actions.put(t.region, ref, a);
+  for (const name of remove) await ctx.ports.actions.remove(t.region, ref, name);
+  return { put: put.length, removed: remove.length };
+}
+
 async function writeActions(ctx: RunContext, t: TargetPolicy, floor: ForecastFloor): Promise<ActionsOutcome> {
-  if (!t.forecast?.scheduledActions) return { status: 'skipped', reason: 'Disabled' };
   const ref = scalableRef(t);
   if (!ref) return { status: 'skipped', reason: 'NotSageMaker' };
   // The role may write scheduled actions in the stack's region only, as the evaluator changes SageMaker there only.
   if (t.region !== ctx.config.AWS_REGION) return { status: 'skipped', reason: 'OtherRegion' };
   try {
+    if (!t.forecast?.scheduledActions) {
+      // Turned off: Governor's actions from when it was on are removed, so none fires later.
+      const { removed } = await apply(ctx, t, ref, []);
+      return removed > 0 ? { status: 'removed', removed } : { status: 'skipped', reason: 'Disabled' };
+    }
     const live = await ctx.ports.actions.minCapacity(t.region, ref);
     if (live === null) return { status: 'skipped', reason: 'NotRegistered' };
     const { actions, threshold } = planActions({
@@ -67,12 +86,7 @@ async function writeActions(ctx: RunContext, t: TargetPolicy, floor: ForecastFlo
       liveMinCapacity: live,
       now: ctx.now,
     });
-    const { put, remove } = reconcile(t.id, actions, await ctx.ports.actions.list(t.region, ref));
-    // New and changed actions first, then the stale ones: a failure in between leaves extra
-    // actions (removed next hour), never a ramp without one.
-    for (const a of put) await ctx.ports.actions.put(t.region, ref, a);
-    for (const name of remove) await ctx.ports.actions.remove(t.region, ref, name);
-    return { status: 'written', planned: actions.length, put: put.length, removed: remove.length, threshold };
+    return { status: 'written', planned: actions.length, ...(await apply(ctx, t, ref, actions)), threshold };
   } catch (error) {
     return { status: 'failed', detail: `scheduled actions: ${errorText(error)}` };
   }

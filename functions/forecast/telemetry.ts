@@ -11,7 +11,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { BandPoint } from '../../shared/control/forecast-floor.ts';
-import type { TargetOutcome } from './target.ts';
+import type { ActionsSkipped, TargetOutcome } from './target.ts';
 
 export interface ForecastTelemetry {
   info(message: string, attributes?: Record<string, unknown>): void;
@@ -22,6 +22,15 @@ export interface ForecastTelemetry {
   band(targetId: string, points: readonly BandPoint[]): void;
 }
 
+const SKIPPED: Record<ActionsSkipped, string> = {
+  Disabled: 'forecast.scheduledActions is false (Disabled)',
+  NotSageMaker:
+    'Application Auto Scaling scheduled actions are written for SageMaker targets only (NotSageMaker)',
+  OtherRegion: "the target is outside the stack's region, where the role may not write them (OtherRegion)",
+  NotRegistered:
+    'the target is not a registered scalable target: register it with Application Auto Scaling, min and max as in the policy (NotRegistered)',
+};
+
 /** The log level and sentence of one outcome (also used by tests and the CLI-style summary). */
 export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'error'; message: string } {
   switch (o.outcome) {
@@ -31,8 +40,10 @@ export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'e
         a.status === 'written'
           ? `${a.planned} scheduled actions planned (${a.put} put, ${a.removed} removed)`
           : a.status === 'skipped'
-            ? `no scheduled actions (${a.reason})`
-            : a.detail;
+            ? `no scheduled actions: ${SKIPPED[a.reason]}`
+            : a.status === 'removed'
+              ? `forecast.scheduledActions is false: ${a.removed} scheduled actions of Governor's removed`
+              : a.detail;
       return {
         level:
           a.status === 'failed'

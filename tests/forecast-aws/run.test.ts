@@ -227,26 +227,62 @@ describe('scheduled actions', () => {
     expect(again).toContain('DescribeScheduledActions');
   });
 
+  it('turned off, removes Governor’s earlier actions for the target and leaves the others', async () => {
+    const r = rig(
+      POLICY({ forecast: '{ requestsPerInstance: 100, historyDays: 7, scheduledActions: false }' }),
+    );
+    const base = {
+      ServiceNamespace: 'sagemaker' as const,
+      ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
+      Schedule: 'at(2025-06-09T15:00:00)',
+      CreationTime: new Date(),
+    };
+    for (const name of [
+      'nightly-floor',
+      'governor-chat-llm-20250609T1500',
+      'governor-chat-llm-20250609T1700',
+    ])
+      r.world.actions.set(name, { ...base, ScheduledActionName: name, ScheduledActionARN: `arn:${name}` });
+    const report = await r.run(TICK, NOW);
+    expect(report.outcomes[0]).toMatchObject({
+      outcome: 'written',
+      actions: { status: 'removed', removed: 2 },
+    });
+    expect([...r.world.actions.keys()]).toEqual(['nightly-floor']);
+    expect(describeOutcome(report.outcomes[0]!).message).toMatch(
+      /forecast.scheduledActions is false: 2 scheduled actions of Governor's removed$/,
+    );
+  });
+
   it.each([
     {
       case: 'a target that is not a registered scalable target',
       setup: (r: ReturnType<typeof rig>) => r.world.registered.clear(),
       policy: POLICY(),
       actions: { status: 'skipped', reason: 'NotRegistered' },
+      said: {
+        level: 'warn',
+        message: /no scheduled actions: the target is not a registered scalable target: register it/,
+      },
     },
     {
       case: 'scheduledActions: false',
       setup: () => {},
       policy: POLICY({ forecast: '{ requestsPerInstance: 100, historyDays: 7, scheduledActions: false }' }),
       actions: { status: 'skipped', reason: 'Disabled' },
+      said: { level: 'info', message: /no scheduled actions: forecast.scheduledActions is false/ },
     },
-  ])('writes the floor but no action for $case', async ({ setup, policy, actions }) => {
+  ])('writes the floor but no action for $case, and says why', async ({ setup, policy, actions, said }) => {
     const r = rig(policy);
     setup(r);
     const report = await r.run(TICK, NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written', actions });
     expect(r.mocks.aas.commandCalls(PutScheduledActionCommand)).toHaveLength(0);
     expect(r.floor('chat-llm')).toBeDefined();
+    const line = describeOutcome(r.telemetry.outcomes[0]!);
+    expect(line.level).toBe(said.level);
+    expect(line.message).toMatch(said.message);
   });
 });
 
