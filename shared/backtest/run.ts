@@ -22,7 +22,7 @@ export interface BacktestInput {
 function forecastBand(policies: readonly Policy[]): Pick<BacktestResult, 'forecast'> {
   for (const p of policies) {
     const band = p.forecastBand?.();
-    if (band && band.p90.some((v) => v > 0)) return { forecast: band };
+    if (band?.p90.some((v) => v > 0)) return { forecast: band! };
   }
   return {};
 }
