@@ -66,6 +66,12 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
       'is needed to turn forecast demand into instances: set it, add an invocationsPerInstance signal, or set instanceCapacity',
     );
   }
+  if (t.warmPool?.enabled && t.kind !== 'ec2-asg' && !t.forecast?.enabled) {
+    add(
+      [...at, 'warmPool'],
+      `needs forecast on kind ${t.kind}: SageMaker keeps no warm pool, so Governor keeps standby headroom above the forecast floor; add a forecast section, or remove warmPool`,
+    );
+  }
   if (t.warmPool && t.warmPool.minSize > t.warmPool.maxSize) {
     add(
       [...at, 'warmPool', 'minSize'],

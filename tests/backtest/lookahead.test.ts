@@ -70,6 +70,7 @@ describe('the governor look-ahead in the backtest', () => {
     for (const d of datapoints(new Array(DAY + 10).fill(5), 2)) feed.record(d);
     const look = new Lookahead({
       forecast: withForecast.forecast!,
+      kind: 'sagemaker-variant',
       leadMinutes: 9,
       coldStartMinutes: 8,
       requestsPerInstance: 10,
@@ -80,6 +81,42 @@ describe('the governor look-ahead in the backtest', () => {
     expect(() => look.update(feed, DAY + 5)).not.toThrow();
     expect(look.floorAt(DAY + 5)).toBeGreaterThanOrEqual(1);
     expect(look.floorAt(DAY + 4)).toBeUndefined();
+  });
+});
+
+describe('warm capacity of the kind the target can keep', () => {
+  // Bursts of +60 requests for 2 minutes in every 12: most cold-start windows see a rise.
+  const steps = dailySteps(4);
+  const bursty = steps.requests.map((r, m) => (m % 12 < 2 ? r + 60 : r));
+  const trace: Trace = { ...steps, name: 'bursty-steps', requests: bursty };
+  const section = (kind: string) => {
+    const t = target(
+      '    forecast: { requestsPerInstance: 110, refreshMinutes: 60 }\n    warmPool: { maxSize: 6 }',
+    );
+    return kind === 'ec2-asg' ? ({ ...t, kind: 'ec2-asg', autoScalingGroupName: 'g' } as TargetPolicy) : t;
+  };
+  const run = (kind: string) => runBacktest({ trace, target: section(kind), options: DEFAULT_SCENARIO });
+  const governor = (r: ReturnType<typeof run>) => r.policies.find((p) => p.summary.name === 'governor')!;
+
+  it('keeps stopped warm-pool instances for an Auto Scaling group', () => {
+    const asg = governor(run('ec2-asg'));
+    expect(Math.max(...asg.series.warmPool)).toBeGreaterThan(0);
+  });
+
+  it('keeps no warm pool on SageMaker: standby instances in service above the floor instead, billed in full', () => {
+    const sm = governor(run('sagemaker-variant'));
+    const noPool = governor(
+      runBacktest({
+        trace,
+        target: target('    forecast: { requestsPerInstance: 110, refreshMinutes: 60 }'),
+        options: DEFAULT_SCENARIO,
+      }),
+    );
+    expect(sm.series.warmPool.every((w) => w === 0)).toBe(true);
+    // The headroom is ready capacity the plain floor does not keep, and it is paid for.
+    const readyMinutes = (r: typeof sm) => r.series.ready.reduce((a, b) => a + b, 0);
+    expect(readyMinutes(sm)).toBeGreaterThan(readyMinutes(noPool));
+    expect(sm.summary.instanceMinutes).toBeGreaterThan(noPool.summary.instanceMinutes);
   });
 });
 

@@ -115,6 +115,12 @@ const INVALID: { file: string; lines: string[] }[] = [
     lines: ['targets[0].warmPool.minSize (4) is greater than maxSize (2): lower minSize or raise maxSize'],
   },
   {
+    file: 'invalid-warm-pool-on-sagemaker-without-forecast.yaml',
+    lines: [
+      'targets[0].warmPool needs forecast on kind sagemaker-variant: SageMaker keeps no warm pool, so Governor keeps standby headroom above the forecast floor; add a forecast section, or remove warmPool',
+    ],
+  },
+  {
     file: 'invalid-unknown-field.yaml',
     lines: [
       'targets[0].damping has unknown field "scaleOutBreach": remove or check the spelling',

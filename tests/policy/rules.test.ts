@@ -202,19 +202,36 @@ describe('forecast and warm pool', () => {
     },
     {
       case: 'a warm pool whose minSize exceeds maxSize names both and both fixes',
-      target: variant({ warmPool: { minSize: 3, maxSize: 2 } }),
+      target: variant({ forecast: {}, warmPool: { minSize: 3, maxSize: 2 } }),
       expected: [
         'targets[0].warmPool.minSize (3) is greater than maxSize (2): lower minSize or raise maxSize',
       ],
     },
     {
       case: 'a warm pool with minSize equal to maxSize is valid',
-      target: variant({ warmPool: { minSize: 2, maxSize: 2 } }),
+      target: variant({ forecast: {}, warmPool: { minSize: 2, maxSize: 2 } }),
+      expected: [],
+    },
+    {
+      case: 'a warm pool on SageMaker needs a forecast: its standby headroom sits on the forecast floor',
+      target: variant({ warmPool: {} }),
+      expected: [
+        'targets[0].warmPool needs forecast on kind sagemaker-variant: SageMaker keeps no warm pool, so Governor keeps standby headroom above the forecast floor; add a forecast section, or remove warmPool',
+      ],
+    },
+    {
+      case: 'an Auto Scaling group keeps a native warm pool with no forecast',
+      target: group({ warmPool: {} }),
+      expected: [],
+    },
+    {
+      case: 'a disabled warm pool on SageMaker needs no forecast',
+      target: variant({ warmPool: { enabled: false } }),
       expected: [],
     },
     {
       case: 'a warm pool minSize above the default maxSize (10) breaks the rule too',
-      target: variant({ warmPool: { minSize: 11 } }),
+      target: variant({ forecast: {}, warmPool: { minSize: 11 } }),
       expected: [
         'targets[0].warmPool.minSize (11) is greater than maxSize (10): lower minSize or raise maxSize',
       ],

@@ -112,9 +112,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
     name: options.name ?? 'governor',
     decide: step,
     warmPoolSize: options.warmPoolSize,
-    ...(lookahead?.warmPoolSize !== undefined && target.warmPool?.enabled
-      ? { warmPoolSizeAt: () => lookahead.warmPoolSize }
-      : {}),
+    ...(lookahead?.warmPoolSize !== undefined ? { warmPoolSizeAt: () => lookahead.warmPoolSize ?? 0 } : {}),
     explain: () => ({ reasonCounts, decisions }),
     ...(lookahead ? { forecastBand: () => ({ p50: lookahead.p50, p90: lookahead.p90 }) } : {}),
   };

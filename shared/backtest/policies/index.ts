@@ -53,6 +53,7 @@ function lookaheadFor(
       enabled: f?.enabled ?? false,
     },
     ...(target.warmPool?.enabled ? { warmPool: target.warmPool } : {}),
+    kind: target.kind,
     leadMinutes: scenario.coldStartMinutes + scenario.metricDelayMinutes,
     coldStartMinutes: scenario.coldStartMinutes,
     requestsPerInstance: planned !== null ? planned / k : scenario.mu,

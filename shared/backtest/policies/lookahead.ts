@@ -5,19 +5,26 @@
  *   - a capacity floor for each minute t: the largest forecast quantile over [t, t + lead],
  *     in instances of requestsPerInstance, so what must serve at t + lead is asked for at t;
  *   - a warm-pool size from the forecast's spread and the burst history (sizeWarmPool).
+ *   - warm capacity from the forecast's spread and the burst history (sizeWarmPool), of the
+ *     kind the target can keep (shared/forecast/warm-capacity.ts): a warm pool of stopped
+ *     instances for an Auto Scaling group, standby headroom above the floor for SageMaker,
+ *     which has no warm pool (in service, billed in full, sized at that cost).
  * Only delivered datapoints are read: the forecast never sees the future it is scored on.
  */
 
 import { ceilCapacity } from '../../engine/signals.ts';
 import { forecast } from '../../forecast/forecast.ts';
 import type { Forecast } from '../../forecast/types.ts';
+import { type WarmCosts, warmCosts } from '../../forecast/warm-capacity.ts';
 import { burstIncreases, leadTimeSpread, sizeWarmPool } from '../../forecast/warm-pool.ts';
-import type { ForecastPolicy, WarmPoolPolicy } from '../../policy/schema.ts';
+import type { ForecastPolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import type { MetricsView } from '../metrics.ts';
 
 export interface LookaheadOptions {
   forecast: ForecastPolicy;
   warmPool?: WarmPoolPolicy;
+  /** The target's kind: which warm capacity it can keep (a pool, or standby headroom). */
+  kind: TargetKind;
   /** Minutes from asking for an instance to it serving, plus the metric delay. */
   leadMinutes: number;
   coldStartMinutes: number;
@@ -45,18 +52,26 @@ export class Lookahead {
   #floors: Int32Array = new Int32Array(0);
   #floorsFrom = 0;
   #warmPool = 0;
+  readonly #warm: WarmCosts | undefined;
   /** The band actually used, per minute (0 before the first forecast): for the report. */
   readonly p50: number[];
   readonly p90: number[];
 
   constructor(options: LookaheadOptions) {
     this.#o = options;
+    this.#warm = options.warmPool?.enabled ? warmCosts(options.kind, options.warmPool) : undefined;
     this.p50 = new Array<number>(options.minutes).fill(0);
     this.p90 = new Array<number>(options.minutes).fill(0);
   }
 
-  get warmPoolSize(): number {
-    return this.#warmPool;
+  /** Idle warm-pool instances to keep: undefined when the target keeps none (or standby instead). */
+  get warmPoolSize(): number | undefined {
+    return this.#warm?.kind === 'warm-pool' ? this.#warmPool : undefined;
+  }
+
+  /** Standby instances kept above the floor (SageMaker): 0 for a target with a warm pool or none. */
+  get standby(): number {
+    return this.#warm?.kind === 'standby' ? this.#warmPool : 0;
   }
 
   /** Refits when due; call once per minute before floorAt. */
@@ -76,13 +91,14 @@ export class Lookahead {
     });
     if (!result.ok) return;
     this.#plan(result, minute);
-    if (this.#o.warmPool?.enabled) this.#sizePool(result, history);
+    if (this.#warm) this.#sizePool(result, history, this.#warm);
   }
 
-  /** The floor for `minute`, or undefined when no forecast covers it. */
+  /** The floor for `minute` (standby headroom included), or undefined when no forecast covers it. */
   floorAt(minute: number): number | undefined {
+    if (!this.#o.forecast.enabled) return undefined; // fitted for the warm pool only
     const i = minute - this.#floorsFrom;
-    return i >= 0 && i < this.#floors.length ? this.#floors[i] : undefined;
+    return i >= 0 && i < this.#floors.length ? this.#floors[i]! + this.standby : undefined;
   }
 
   #plan(result: Forecast, minute: number): void {
@@ -105,7 +121,7 @@ export class Lookahead {
     }
   }
 
-  #sizePool(result: Forecast, history: number[]): void {
+  #sizePool(result: Forecast, history: number[], costs: WarmCosts): void {
     const pool = this.#o.warmPool!;
     const recent = history.slice(-BURST_HISTORY_MINUTES);
     this.#warmPool = sizeWarmPool({
@@ -113,8 +129,8 @@ export class Lookahead {
       burstIncreases: burstIncreases(recent, this.#o.coldStartMinutes),
       instanceCapacity: this.#o.instanceCapacity,
       coldStartMinutes: this.#o.coldStartMinutes,
-      warmStartMinutes: pool.warmStartMinutes,
-      idleCostFraction: Math.max(1e-6, pool.idleCostFraction),
+      warmStartMinutes: costs.warmStartMinutes,
+      idleCostFraction: Math.max(1e-6, costs.idleCostFraction),
       minPool: pool.minSize,
       maxPool: pool.maxSize,
     }).size;
