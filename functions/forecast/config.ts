@@ -10,6 +10,12 @@ const name = (what: string) => z.string({ message: `is required: ${what}` }).min
 export const ForecastConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
   STATE_TABLE_NAME: name('the DynamoDB table whose state items get the forecast floor'),
+  KILL_SWITCH_PARAMETER_NAME: name('the SSM parameter whose value "on" stops all actions'),
+  /**
+   * shadow (the default) and the kill switch write the floor, which acts on nothing by itself,
+   * but no scheduled action and no warm pool: those change capacity without the evaluator.
+   */
+  GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
   /** The function's region (Lambda sets it): scheduled actions are written only for SageMaker targets here. */
   AWS_REGION: z.string().min(1).default('us-east-1'),
 });

@@ -7,6 +7,9 @@
  *   each target: forecast, floor, scheduled actions.
  * Every target is attempted; a target whose I/O failed fails the run at the end (after the
  * others are written), so the function's Errors metric and its alarm see it.
+ * In shadow mode, or with the kill switch on (read every run; unreadable counts as on), floors
+ * are still written (they act on nothing by themselves) but no scheduled action is put and no
+ * warm pool resized: Governor's earlier scheduled actions are removed, so none fires later.
  */
 import { MAX_HISTORY_QUERIES } from '../../shared/aws/demand-history.ts';
 import {
@@ -26,7 +29,14 @@ import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ForecastConfig } from './config.ts';
 import type { ForecastPorts } from './ports.ts';
-import { errorText, forecastTarget, type RunContext, type TargetOutcome } from './target.ts';
+import {
+  errorText,
+  forecastTarget,
+  type RunContext,
+  type TargetOutcome,
+  type Withheld,
+  warmFailed,
+} from './target.ts';
 import type { ForecastTelemetry } from './telemetry.ts';
 
 export interface ForecasterDeps {
@@ -61,6 +71,21 @@ async function loadPolicy(deps: ForecasterDeps): Promise<PolicyFile> {
     throw new PolicyError(`no valid policy in ${name}: ${lines.join('; ')}`);
   }
   return parsed.policy;
+}
+
+/** Why capacity-changing writes are withheld this run, or null when Governor is active. */
+async function withheld(deps: ForecasterDeps): Promise<Withheld | null> {
+  if (deps.config.GOVERNOR_MODE === 'shadow') return 'shadow';
+  try {
+    const value = await deps.ports.parameters.get(deps.config.KILL_SWITCH_PARAMETER_NAME);
+    return value?.trim().toLowerCase() === 'on' ? 'kill-switch' : null;
+  } catch (error) {
+    deps.telemetry.error('cannot read the kill switch: treating it as on, no scheduled action or warm pool', {
+      parameter: deps.config.KILL_SWITCH_PARAMETER_NAME,
+      error: errorText(error),
+    });
+    return 'kill-switch';
+  }
 }
 
 type Histories = Map<string, { demand: DemandHistory; window: HistoryWindow } | Error>;
@@ -124,7 +149,8 @@ async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: nu
 }
 
 const failed = (o: TargetOutcome) =>
-  o.outcome === 'failed' || (o.outcome === 'written' && o.actions.status === 'failed');
+  o.outcome === 'failed' ||
+  (o.outcome === 'written' && (o.actions.status === 'failed' || warmFailed(o.warm)));
 
 export function createForecaster(deps: ForecasterDeps) {
   return async function run(raw: unknown, now: number): Promise<ForecastReport> {
@@ -138,7 +164,7 @@ export function createForecaster(deps: ForecasterDeps) {
     if (targets.length === 0) deps.telemetry.info('no target has forecast.enabled: nothing to forecast');
     const { due, outcomes } = await dueTargets(deps, targets, now);
     const histories = await readHistories(deps, due, now);
-    const ctx: RunContext = { ...deps, now };
+    const ctx: RunContext = { ...deps, now, withheld: due.length > 0 ? await withheld(deps) : null };
     for (const t of due) {
       const h = histories.get(t.id)!;
       const outcome =

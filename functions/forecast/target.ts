@@ -1,17 +1,26 @@
 /**
- * One target's forecast: demand history -> forecast() -> floor schedule -> UpdateItem of the
- * state item's forecastFloor -> band metrics -> scheduled actions (SageMaker, when the policy
- * asks). Too little history is a result (no floor written, and a log line that says where the
- * demand was looked for); failed I/O is a failed outcome the run reports.
+ * One target's forecast: demand history -> forecast() -> warm capacity (when warmPool is on) ->
+ * floor schedule -> UpdateItem of the state item's forecastFloor -> band metrics -> scheduled
+ * actions (SageMaker, when the policy asks) -> warm pool size (Auto Scaling groups). Warm
+ * capacity is of the kind the target can keep (shared/forecast/warm-capacity.ts): a SageMaker
+ * target's standby headroom is added to its floor; a group's warm pool is set with PutWarmPool.
+ * Too little history is a result (no floor written, and a log line that says where the demand
+ * was looked for); failed I/O is a failed outcome the run reports.
  */
 
 import { type ScalableRef, scalableRef } from '../../shared/aws/scalable-target.ts';
-import type { DemandHistory, HistoryWindow } from '../../shared/control/demand.ts';
-import { describeSources } from '../../shared/control/demand.ts';
+import {
+  type DemandHistory,
+  describeSources,
+  HISTORY_PERIOD_SECONDS,
+  type HistoryWindow,
+} from '../../shared/control/demand.ts';
 import { bandPoints, floorSchedule, stepAt } from '../../shared/control/forecast-floor.ts';
 import { type PlannedAction, planActions, reconcile } from '../../shared/control/scheduled-actions.ts';
 import type { ForecastFloor } from '../../shared/control/state.ts';
 import { forecast } from '../../shared/forecast/forecast.ts';
+import type { Forecast } from '../../shared/forecast/types.ts';
+import { planWarmCapacity, type WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ForecastConfig } from './config.ts';
 import type { ForecastPorts } from './ports.ts';
@@ -20,11 +29,16 @@ import type { ForecastTelemetry } from './telemetry.ts';
 /** 48 h ahead: the floor can be used for up to 2 x refreshMinutes, and refreshMinutes is at most 1440. */
 export const HORIZON_MINUTES = 2880;
 
+/** Why this run writes nothing that changes capacity (shadow mode, or the kill switch). */
+export type Withheld = 'shadow' | 'kill-switch';
+
 export interface RunContext {
   config: ForecastConfig;
   ports: ForecastPorts;
   telemetry: ForecastTelemetry;
   now: number;
+  /** Set: plan and log, but put no scheduled action and resize no warm pool. */
+  withheld: Withheld | null;
 }
 
 /** Why a target's floor got no scheduled actions (the floor itself was written). */
@@ -35,7 +49,22 @@ export type ActionsOutcome =
   | { status: 'skipped'; reason: ActionsSkipped }
   /** scheduledActions is off: Governor's earlier actions for the target were removed. */
   | { status: 'removed'; removed: number }
+  /** Shadow or kill switch: planned but not put; Governor's earlier actions removed. */
+  | { status: 'withheld'; why: Withheld; planned: number; removed: number }
   | { status: 'failed'; detail: string };
+
+/** The warm capacity kept for a target with warmPool on, and what was done about it. */
+export type WarmOutcome =
+  /** SageMaker: instances added to every step of the floor. */
+  | { kind: 'standby'; size: number; message: string }
+  /** Auto Scaling group: PutWarmPool sent ('resized'), not needed, withheld, or failed. */
+  | {
+      kind: 'warm-pool';
+      size: number;
+      message: string;
+      status: 'resized' | 'unchanged' | 'withheld' | 'failed';
+      detail?: string;
+    };
 
 export type TargetOutcome = { targetId: string } & (
   | {
@@ -47,11 +76,15 @@ export type TargetOutcome = { targetId: string } & (
       floorPeak: number;
       notes: string[];
       actions: ActionsOutcome;
+      warm?: WarmOutcome;
     }
   | { outcome: 'fresh'; computedAt: number }
   | { outcome: 'no-floor'; reason: 'NoData' | 'InsufficientHistory' | 'Rejected'; message: string }
   | { outcome: 'failed'; detail: string }
 );
+
+export const warmFailed = (w: WarmOutcome | undefined): boolean =>
+  w?.kind === 'warm-pool' && w.status === 'failed';
 
 export const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
@@ -86,6 +119,10 @@ async function writeActions(ctx: RunContext, t: TargetPolicy, floor: ForecastFlo
       liveMinCapacity: live,
       now: ctx.now,
     });
+    if (ctx.withheld) {
+      const { removed } = await apply(ctx, t, ref, []);
+      return { status: 'withheld', why: ctx.withheld, planned: actions.length, removed };
+    }
     return { status: 'written', planned: actions.length, ...(await apply(ctx, t, ref, actions)), threshold };
   } catch (error) {
     return { status: 'failed', detail: `scheduled actions: ${errorText(error)}` };
@@ -121,14 +158,19 @@ export async function forecastTarget(
       reason: result.reason,
       message: `${result.message} (${where})`,
     };
-  const floor = floorSchedule({
-    forecast: result,
-    quantile: f.quantile,
-    leadTimeMinutes: f.leadTimeMinutes,
-    requestsPerInstance: plannedRequestsPerInstance(t)!,
-    scaling: t.scaling,
-    computedAt: ctx.now,
-  });
+  const warm = warmPlan(t, result, demand.history);
+  const floor = withStandby(
+    floorSchedule({
+      forecast: result,
+      quantile: f.quantile,
+      leadTimeMinutes: f.leadTimeMinutes,
+      requestsPerInstance: plannedRequestsPerInstance(t)!,
+      scaling: t.scaling,
+      computedAt: ctx.now,
+    }),
+    warm,
+    t.scaling.maxCapacity,
+  );
   await ctx.ports.floors.write(t.id, floor);
   ctx.telemetry.band(t.id, bandPoints(result, floor, ctx.now));
   return {
@@ -140,5 +182,54 @@ export async function forecastTarget(
     floorPeak: Math.max(...floor.capacities),
     notes: result.notes,
     actions: await writeActions(ctx, t, floor),
+    ...(warm ? { warm: await keepWarm(ctx, t, warm) } : {}),
   };
+}
+
+/**
+ * Warm capacity from the forecast and the five-minute history (sums, so / 5 per minute). The
+ * lead time stands for the cold start: it is cold start + metric delay, a minute or two more.
+ */
+function warmPlan(t: TargetPolicy, result: Forecast, history: readonly (number | null)[]) {
+  if (!t.warmPool?.enabled) return undefined;
+  const f = t.forecast!;
+  return planWarmCapacity({
+    kind: t.kind,
+    pool: t.warmPool,
+    forecast: result,
+    demand: history.map((v) => (v === null ? Number.NaN : v / HISTORY_STEP_MINUTES)),
+    demandStepMinutes: HISTORY_STEP_MINUTES,
+    coldStartMinutes: f.leadTimeMinutes,
+    leadMinutes: f.leadTimeMinutes,
+    instanceCapacity: t.instanceCapacity?.requestsPerMinuteAtSlo ?? plannedRequestsPerInstance(t)!,
+  });
+}
+
+const HISTORY_STEP_MINUTES = HISTORY_PERIOD_SECONDS / 60;
+
+/** SageMaker's standby headroom rides on every step of the floor, within maxCapacity. */
+export function withStandby(
+  floor: ForecastFloor,
+  warm: WarmCapacityPlan | undefined,
+  max: number,
+): ForecastFloor {
+  if (warm?.kind !== 'standby' || warm.size === 0) return floor;
+  return {
+    ...floor,
+    capacities: floor.capacities.map((c) => Math.min(max, c + warm.size)),
+    standby: warm.size,
+  };
+}
+
+/** A group's warm pool set to the planned size (withheld in shadow or under the kill switch). */
+async function keepWarm(ctx: RunContext, t: TargetPolicy, warm: WarmCapacityPlan): Promise<WarmOutcome> {
+  const base = { size: warm.size, message: warm.message };
+  if (warm.kind === 'standby' || t.kind !== 'ec2-asg') return { kind: 'standby', ...base };
+  if (ctx.withheld) return { kind: 'warm-pool', ...base, status: 'withheld', detail: ctx.withheld };
+  try {
+    const resized = await ctx.ports.warmPools.resize(t.region, t.autoScalingGroupName, warm.size);
+    return { kind: 'warm-pool', ...base, status: resized ? 'resized' : 'unchanged' };
+  } catch (error) {
+    return { kind: 'warm-pool', ...base, status: 'failed', detail: `warm pool: ${errorText(error)}` };
+  }
 }

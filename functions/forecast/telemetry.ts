@@ -11,7 +11,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { BandPoint } from '../../shared/control/forecast-floor.ts';
-import type { ActionsSkipped, TargetOutcome } from './target.ts';
+import {
+  type ActionsOutcome,
+  type ActionsSkipped,
+  type TargetOutcome,
+  type WarmOutcome,
+  type Withheld,
+  warmFailed,
+} from './target.ts';
 
 export interface ForecastTelemetry {
   info(message: string, attributes?: Record<string, unknown>): void;
@@ -31,27 +38,54 @@ const SKIPPED: Record<ActionsSkipped, string> = {
     'the target is not a registered scalable target: register it with Application Auto Scaling, min and max as in the policy (NotRegistered)',
 };
 
+const WITHHELD: Record<Withheld, string> = {
+  shadow: 'shadow mode (GOVERNOR_MODE)',
+  'kill-switch': 'the kill switch is on',
+};
+
+function describeActions(a: ActionsOutcome): string {
+  switch (a.status) {
+    case 'written':
+      return `${a.planned} scheduled actions planned (${a.put} put, ${a.removed} removed)`;
+    case 'skipped':
+      return `no scheduled actions: ${SKIPPED[a.reason]}`;
+    case 'removed':
+      return `forecast.scheduledActions is false: ${a.removed} scheduled actions of Governor's removed`;
+    case 'withheld':
+      return `${a.planned} scheduled actions planned but not put: ${WITHHELD[a.why]} (${a.removed} of Governor's earlier ones removed)`;
+    case 'failed':
+      return a.detail;
+  }
+}
+
+function describeWarm(w: WarmOutcome): string {
+  if (w.kind === 'standby') return `standby: ${w.message}`;
+  switch (w.status) {
+    case 'resized':
+      return `warm pool set to ${w.size} (PutWarmPool): ${w.message}`;
+    case 'unchanged':
+      return `warm pool already ${w.size}: ${w.message}`;
+    case 'withheld':
+      return `warm pool of ${w.size} planned but not set: ${WITHHELD[w.detail as Withheld]}`;
+    case 'failed':
+      return w.detail ?? 'warm pool failed';
+  }
+}
+
 /** The log level and sentence of one outcome (also used by tests and the CLI-style summary). */
 export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'error'; message: string } {
   switch (o.outcome) {
     case 'written': {
       const a = o.actions;
-      const actions =
-        a.status === 'written'
-          ? `${a.planned} scheduled actions planned (${a.put} put, ${a.removed} removed)`
-          : a.status === 'skipped'
-            ? `no scheduled actions: ${SKIPPED[a.reason]}`
-            : a.status === 'removed'
-              ? `forecast.scheduledActions is false: ${a.removed} scheduled actions of Governor's removed`
-              : a.detail;
+      const warm = o.warm ? `; ${describeWarm(o.warm)}` : '';
       return {
         level:
-          a.status === 'failed'
+          a.status === 'failed' || warmFailed(o.warm)
             ? 'error'
             : a.status === 'skipped' && a.reason === 'NotRegistered'
               ? 'warn'
               : 'info',
-        message: `forecast ${o.targetId}: floor written, ${o.floorNow ?? '-'} instances now, peak ${o.floorPeak} (${o.model} model, ${o.historyDays} days); ${actions}`,
+        message: `forecast ${o.targetId}: floor written, ${o.floorNow ?? '-'} instances now, peak ${o.floorPeak} (${o.model} model, ${o.historyDays} days); ${describeActions(a)}${warm}`,
       };
     }
     case 'fresh':

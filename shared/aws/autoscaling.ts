@@ -1,7 +1,9 @@
 /**
  * EC2 Auto Scaling adapter: live capacity of groups (one batched DescribeAutoScalingGroups per
  * region for all of them) and SetDesiredCapacity with HonorCooldown false: Governor keeps its
- * own cooldowns, and the group launches and health-checks its instances itself.
+ * own cooldowns, and the group launches and health-checks its instances itself. The group's
+ * warm pool, which the forecast function sizes, has its own module (warm-pools.ts), so each
+ * function's role is granted only the calls it makes (tests/template/grants.test.ts).
  */
 import {
   type AutoScalingClient,

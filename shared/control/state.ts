@@ -36,6 +36,8 @@ export const ForecastFloorSchema = z.looseObject({
   stepMinutes: z.literal(5),
   leadTimeMinutes: z.number().int().min(0),
   capacities: z.array(z.number().int().min(0)),
+  /** SageMaker: standby instances included in every capacity (it has no warm pool). */
+  standby: z.number().int().min(0).optional(),
 });
 export type ForecastFloor = z.infer<typeof ForecastFloorSchema>;
 

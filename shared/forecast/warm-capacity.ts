@@ -14,6 +14,8 @@
  *   at least every other window.
  */
 import type { TargetKind, WarmPoolPolicy } from '../policy/schema.ts';
+import type { Forecast } from './types.ts';
+import { burstIncreases, leadTimeSpread, sizeWarmPool, type WarmPoolDecision } from './warm-pool.ts';
 
 export type WarmCapacityKind = 'warm-pool' | 'standby';
 
@@ -33,4 +35,54 @@ export function warmCosts(kind: TargetKind, pool: WarmPoolPolicy): WarmCosts {
   return warmCapacityKind(kind) === 'warm-pool'
     ? { kind: 'warm-pool', idleCostFraction: pool.idleCostFraction, warmStartMinutes: pool.warmStartMinutes }
     : { kind: 'standby', idleCostFraction: 1, warmStartMinutes: 0 };
+}
+
+/** Burst history the sizing reads: the last two days are enough and keep each refit cheap. */
+export const BURST_HISTORY_MINUTES = 2 * 1440;
+
+export interface WarmCapacityInput {
+  kind: TargetKind;
+  pool: WarmPoolPolicy;
+  forecast: Forecast;
+  /** Demand in requests per minute, one value per `demandStepMinutes`, oldest first (NaN: a gap). */
+  demand: readonly number[];
+  demandStepMinutes: number;
+  coldStartMinutes: number;
+  /** Cold start + metric delay: the forecast spread is read over this. */
+  leadMinutes: number;
+  /** Requests per minute one instance serves at the SLO. */
+  instanceCapacity: number;
+}
+
+export interface WarmCapacityPlan extends WarmPoolDecision {
+  kind: WarmCapacityKind;
+}
+
+/**
+ * How much warm capacity to keep, of the kind the target can keep: the newsvendor of
+ * sizeWarmPool over the forecast's spread and the bursts of the last two days, at that kind's
+ * costs. Bursts are rises within one cold start, measured at the demand's own resolution (the
+ * forecast function reads five-minute sums, which smooth a one-minute spike; the backtest
+ * reads minutes).
+ */
+export function planWarmCapacity(inp: WarmCapacityInput): WarmCapacityPlan {
+  const costs = warmCosts(inp.kind, inp.pool);
+  const recent = inp.demand.slice(-Math.ceil(BURST_HISTORY_MINUTES / inp.demandStepMinutes));
+  const window = Math.max(1, Math.round(inp.coldStartMinutes / inp.demandStepMinutes));
+  const decision = sizeWarmPool({
+    forecastSpread: leadTimeSpread(inp.forecast, inp.leadMinutes),
+    burstIncreases: burstIncreases(recent, window),
+    instanceCapacity: inp.instanceCapacity,
+    coldStartMinutes: inp.coldStartMinutes,
+    warmStartMinutes: costs.warmStartMinutes,
+    idleCostFraction: Math.max(1e-6, costs.idleCostFraction),
+    minPool: inp.pool.minSize,
+    maxPool: inp.pool.maxSize,
+  });
+  if (costs.kind === 'warm-pool') return { ...decision, kind: costs.kind };
+  const message = decision.message.replace(
+    /^keep (\d+) warm/,
+    'keep $1 standby in service (no warm pool on SageMaker)',
+  );
+  return { ...decision, kind: costs.kind, message };
 }

@@ -65,7 +65,9 @@ describe('the evaluator applies the forecast floor schedule', () => {
 
   it('a target whose policy has no forecast ignores a stored floor', async () => {
     const h = harness();
-    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY.replace(/ {4}forecast:\n( {6}.*\n)+/, ''));
+    // Without forecast, and so without warmPool (SageMaker's standby rides on the forecast floor).
+    const noForecast = EXAMPLE_POLICY.replace(/ {4}(forecast|warmPool):\n( {6}.*\n)+/g, '');
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, noForecast);
     h.table.items.set('TARGET#chat-llm|STATE', {
       pk: 'TARGET#chat-llm',
       sk: 'STATE',

@@ -14,6 +14,12 @@ import {
   type ScheduledAction,
 } from '@aws-sdk/client-application-auto-scaling';
 import {
+  AutoScalingClient,
+  DescribeWarmPoolCommand,
+  PutWarmPoolCommand,
+  type WarmPoolConfiguration,
+} from '@aws-sdk/client-auto-scaling';
+import {
   CloudWatchClient,
   GetMetricDataCommand,
   type MetricDataQuery,
@@ -34,9 +40,12 @@ import type { ForecastFloor } from '#shared/control/state.ts';
 
 type Stub = AwsStub<object, MetadataBearer, unknown>;
 
+/** Active: most tests are about what the function writes; shadow and the kill switch have their own. */
 export const CONFIG = parseForecastConfig({
   POLICY_PARAMETER_NAME: '/governor/policy',
   STATE_TABLE_NAME: 'governor-state',
+  KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
+  GOVERNOR_MODE: 'active',
   AWS_REGION: 'us-east-1',
 });
 export const NOW = Date.parse('2025-06-09T12:00:10Z');
@@ -92,14 +101,17 @@ export interface World {
   registered: Map<string, number>;
   actions: Map<string, ScheduledAction>;
   parameters: Map<string, string>;
+  /** Auto Scaling groups' warm pools (absent: the group has none). */
+  warmPools: Map<string, WarmPoolConfiguration>;
 }
 
-type Key = 'cw' | 'aas' | 'ddb' | 'ssm';
+type Key = 'cw' | 'aas' | 'ddb' | 'ssm' | 'asg';
 const CLASSES = {
   cw: CloudWatchClient,
   aas: ApplicationAutoScalingClient,
   ddb: DynamoDBDocumentClient,
   ssm: SSMClient,
+  asg: AutoScalingClient,
 } as const;
 const stubs: Partial<Record<Key, Stub>> = {};
 /**
@@ -125,7 +137,11 @@ function fakeMetrics(world: World) {
         const dims = metric.Dimensions as { Value: string }[];
         const since = world.historySince.get(dims[0]!.Value);
         const points: [Date, number][] = [];
-        if (since !== undefined && metric.MetricName === 'Invocations') {
+        // SageMaker's Invocations, or the Governor/Demand Requests an Auto Scaling group publishes.
+        if (
+          since !== undefined &&
+          (metric.MetricName === 'Invocations' || metric.MetricName === 'Requests')
+        ) {
           for (let t = Math.max(start, since); t < end; t += 300_000)
             points.push([new Date(t), 5 * dailyDemand(t)]);
         }
@@ -198,19 +214,39 @@ function fakeScaling(world: World) {
     });
 }
 
+function fakeGroups(world: World) {
+  mockOf('asg')
+    .on(DescribeWarmPoolCommand)
+    .callsFake(async (input) => {
+      const pool = world.warmPools.get(input.AutoScalingGroupName);
+      return { Instances: [], ...(pool ? { WarmPoolConfiguration: structuredClone(pool) } : {}) };
+    });
+  mockOf('asg')
+    .on(PutWarmPoolCommand)
+    .callsFake(async (input) => {
+      const { AutoScalingGroupName, ...config } = input;
+      world.warmPools.set(AutoScalingGroupName, { ...config, Status: undefined });
+      return {};
+    });
+}
+
 export interface Rig {
   run: ReturnType<typeof createForecaster>;
   world: World;
   /** The mocks this rig set up (no 'cw' when the history port was given). */
-  mocks: Partial<Record<Key, Stub>> & Record<'aas' | 'ddb' | 'ssm', Stub>;
+  mocks: Partial<Record<Key, Stub>> & Record<'aas' | 'ddb' | 'ssm' | 'asg', Stub>;
   telemetry: CapturedForecastTelemetry;
   ports: ForecastPorts;
   /** The stored floor of a target (undefined when none). */
   floor: (targetId: string) => ForecastFloor | undefined;
 }
 
-export function rig(policy = POLICY(), over: Partial<ForecastPorts> = {}): Rig {
-  const keys: Key[] = over.history ? ['aas', 'ddb', 'ssm'] : ['cw', 'aas', 'ddb', 'ssm'];
+export function rig(
+  policy = POLICY(),
+  over: Partial<ForecastPorts> = {},
+  config: Partial<typeof CONFIG> = {},
+): Rig {
+  const keys: Key[] = over.history ? ['aas', 'ddb', 'ssm', 'asg'] : ['cw', 'aas', 'ddb', 'ssm', 'asg'];
   for (const k of keys) mockOf(k).reset();
   const world: World = {
     historySince: new Map([['chat-llm-prod', NOW - 8 * DAY]]),
@@ -219,6 +255,7 @@ export function rig(policy = POLICY(), over: Partial<ForecastPorts> = {}): Rig {
     registered: new Map([['endpoint/chat-llm-prod/variant/AllTraffic', 1]]),
     actions: new Map(),
     parameters: new Map([[CONFIG.POLICY_PARAMETER_NAME, policy]]),
+    warmPools: new Map(),
   };
   mockOf('ssm')
     .on(GetParameterCommand)
@@ -230,6 +267,7 @@ export function rig(policy = POLICY(), over: Partial<ForecastPorts> = {}): Rig {
   if (!over.history) fakeMetrics(world);
   fakeTable(world);
   fakeScaling(world);
+  fakeGroups(world);
   const ports = {
     ...awsForecastPorts(
       createClients({
@@ -242,7 +280,7 @@ export function rig(policy = POLICY(), over: Partial<ForecastPorts> = {}): Rig {
   };
   const telemetry = captureForecastTelemetry();
   return {
-    run: createForecaster({ config: CONFIG, ports, telemetry }),
+    run: createForecaster({ config: { ...CONFIG, ...config }, ports, telemetry }),
     world,
     mocks: Object.fromEntries(keys.map((k) => [k, mockOf(k)])) as Rig['mocks'],
     telemetry,

@@ -22,6 +22,12 @@ import {
   PutScheduledActionCommand,
   RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
+import {
+  AutoScalingClient,
+  CreateAutoScalingGroupCommand,
+  CreateLaunchConfigurationCommand,
+  DescribeWarmPoolCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -72,6 +78,7 @@ targets:
     signals: [{ metric: gpuUtilization, target: 70 }]
     instanceCapacity: { requestsPerMinuteAtSlo: 200 }
     forecast: { historyDays: 4 }
+    warmPool: { minSize: 1, maxSize: 6 }
 `;
 
 /** Four days of five-minute Sums (requests in each five minutes), stamped one minute into each period. */
@@ -99,6 +106,7 @@ async function putHistory(
 describe.skipIf(!gate.available)('the forecast function on moto', () => {
   let moto: MotoServer;
   let aas: ApplicationAutoScalingClient;
+  let asg: AutoScalingClient;
   let doc: DynamoDBDocumentClient;
   let report: ForecastReport;
   let runMs = 0;
@@ -131,6 +139,24 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
         }),
       );
     }
+    asg = new AutoScalingClient(config);
+    await asg.send(
+      new CreateLaunchConfigurationCommand({
+        LaunchConfigurationName: 'batch-gpu-lc',
+        ImageId: 'ami-12c6146b',
+        InstanceType: 'g4dn.xlarge',
+      }),
+    );
+    await asg.send(
+      new CreateAutoScalingGroupCommand({
+        AutoScalingGroupName: 'batch-gpu-asg',
+        LaunchConfigurationName: 'batch-gpu-lc',
+        MinSize: 1,
+        MaxSize: 20,
+        DesiredCapacity: 2,
+        AvailabilityZones: ['us-east-1a'],
+      }),
+    );
     const cw = new CloudWatchClient(config);
     await putHistory(cw, 'AWS/SageMaker', 'Invocations', {
       EndpointName: 'chat-llm-prod',
@@ -145,7 +171,13 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
       maxAttempts: 2,
     });
     const run = createForecaster({
-      config: { POLICY_PARAMETER_NAME: POLICY_NAME, STATE_TABLE_NAME: TABLE, AWS_REGION: TEST_REGION },
+      config: {
+        POLICY_PARAMETER_NAME: POLICY_NAME,
+        STATE_TABLE_NAME: TABLE,
+        KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
+        GOVERNOR_MODE: 'active',
+        AWS_REGION: TEST_REGION,
+      },
       ports: awsForecastPorts(clients, TABLE),
       telemetry,
     });
@@ -217,5 +249,17 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
 
   it('writes no action for the Auto Scaling group (Application Auto Scaling is for SageMaker here)', () => {
     expect(report.outcomes[1]).toMatchObject({ actions: { status: 'skipped', reason: 'NotSageMaker' } });
+  });
+
+  it('gives the Auto Scaling group a warm pool of the planned, absolute size in moto', async () => {
+    const warm = (report.outcomes[1] as { warm?: { kind: string; status: string; size: number } }).warm!;
+    expect(warm).toMatchObject({ kind: 'warm-pool', status: 'resized' });
+    expect(warm.size).toBeGreaterThanOrEqual(1);
+    const out = await asg.send(new DescribeWarmPoolCommand({ AutoScalingGroupName: 'batch-gpu-asg' }));
+    expect(out.WarmPoolConfiguration).toMatchObject({
+      MinSize: warm.size,
+      MaxGroupPreparedCapacity: warm.size,
+      PoolState: 'Stopped',
+    });
   });
 });

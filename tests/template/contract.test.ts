@@ -97,13 +97,19 @@ describe('the forecast function', () => {
     const resolved = Object.fromEntries(
       Object.entries(forecastEnv).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-${k}`]),
     );
-    expect(parseForecastConfig({ ...resolved, AWS_REGION: 'us-east-1' })).toMatchObject({
+    expect(
+      parseForecastConfig({ ...resolved, GOVERNOR_MODE: 'active', AWS_REGION: 'us-east-1' }),
+    ).toMatchObject({
       AWS_REGION: 'us-east-1',
+      GOVERNOR_MODE: 'active',
     });
     expect(forecastEnv).toMatchObject({
       POLICY_PARAMETER_NAME: env.POLICY_PARAMETER_NAME,
       STATE_TABLE_NAME: env.STATE_TABLE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: env.POWERTOOLS_METRICS_NAMESPACE,
+      // Shadow mode and the kill switch withhold its scheduled actions and warm pools too.
+      GOVERNOR_MODE: env.GOVERNOR_MODE,
+      KILL_SWITCH_PARAMETER_NAME: env.KILL_SWITCH_PARAMETER_NAME,
     });
   });
 

@@ -22,12 +22,14 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it('sees the forecast function read history, the floor and the policy, and write floors and scheduled actions', () => {
+  it('sees the forecast function read history, the floor and the policy, and write floors, scheduled actions and warm pools', () => {
     expect(callsOf('ForecastFunction')).toEqual([
       'application-autoscaling:deletescheduledaction',
       'application-autoscaling:describescalabletargets',
       'application-autoscaling:describescheduledactions',
       'application-autoscaling:putscheduledaction',
+      'autoscaling:describewarmpool',
+      'autoscaling:putwarmpool',
       'cloudwatch:getmetricdata',
       'dynamodb:getitem',
       'dynamodb:updateitem',

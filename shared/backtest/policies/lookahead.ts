@@ -15,8 +15,7 @@
 import { ceilCapacity } from '../../engine/signals.ts';
 import { forecast } from '../../forecast/forecast.ts';
 import type { Forecast } from '../../forecast/types.ts';
-import { type WarmCosts, warmCosts } from '../../forecast/warm-capacity.ts';
-import { burstIncreases, leadTimeSpread, sizeWarmPool } from '../../forecast/warm-pool.ts';
+import { planWarmCapacity, type WarmCosts, warmCosts } from '../../forecast/warm-capacity.ts';
 import type { ForecastPolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import type { MetricsView } from '../metrics.ts';
 
@@ -43,8 +42,6 @@ const DAY = 1440;
  * (NASA: 2,215 scaling actions with 5-minute steps, see docs/forecast.md).
  */
 export const FLOOR_BLOCK_MINUTES = 30;
-/** Burst history for the warm pool: the last two days are enough and keep each refit cheap. */
-const BURST_HISTORY_MINUTES = 2 * DAY;
 
 export class Lookahead {
   readonly #o: LookaheadOptions;
@@ -91,7 +88,7 @@ export class Lookahead {
     });
     if (!result.ok) return;
     this.#plan(result, minute);
-    if (this.#warm) this.#sizePool(result, history, this.#warm);
+    if (this.#warm) this.#sizePool(result, history);
   }
 
   /** The floor for `minute` (standby headroom included), or undefined when no forecast covers it. */
@@ -121,18 +118,16 @@ export class Lookahead {
     }
   }
 
-  #sizePool(result: Forecast, history: number[], costs: WarmCosts): void {
-    const pool = this.#o.warmPool!;
-    const recent = history.slice(-BURST_HISTORY_MINUTES);
-    this.#warmPool = sizeWarmPool({
-      forecastSpread: leadTimeSpread(result, this.#o.leadMinutes),
-      burstIncreases: burstIncreases(recent, this.#o.coldStartMinutes),
-      instanceCapacity: this.#o.instanceCapacity,
+  #sizePool(result: Forecast, history: number[]): void {
+    this.#warmPool = planWarmCapacity({
+      kind: this.#o.kind,
+      pool: this.#o.warmPool!,
+      forecast: result,
+      demand: history,
+      demandStepMinutes: 1,
       coldStartMinutes: this.#o.coldStartMinutes,
-      warmStartMinutes: costs.warmStartMinutes,
-      idleCostFraction: Math.max(1e-6, costs.idleCostFraction),
-      minPool: pool.minSize,
-      maxPool: pool.maxSize,
+      leadMinutes: this.#o.leadMinutes,
+      instanceCapacity: this.#o.instanceCapacity,
     }).size;
   }
 }
