@@ -1,11 +1,24 @@
 /** Option parsing helpers: node's parseArgs errors become one-line usage errors. */
 import { UsageError } from './io.ts';
 
+/**
+ * Node's parseArgs says some things over several lines ("--peak-instances -3": "argument is
+ * ambiguous." then two lines of advice); the operator gets one line with the fix.
+ */
+export function oneLine(message: string): string {
+  const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous\./.exec(message);
+  if (ambiguous) {
+    const flag = ambiguous[1]!;
+    return `${flag} needs a value: a value starting with "-" is read as an option (write ${flag}=VALUE; numbers here are 0 or more)`;
+  }
+  return message.split('\n')[0]!.trim();
+}
+
 export function parseOptions<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(oneLine(error instanceof Error ? error.message : String(error)));
   }
 }
 

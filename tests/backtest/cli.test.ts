@@ -77,6 +77,12 @@ describe('governor backtest: bad input is one line and exit 2', () => {
       message: /Unknown option '--bogus'/,
     },
     {
+      case: 'a negative number, which parseArgs reads as an option, in one line',
+      args: ['--trace', 'ok.csv', '--peak-instances', '-3'],
+      message:
+        /^governor backtest: --peak-instances needs a value: a value starting with "-" is read as an option/,
+    },
+    {
       case: 'token work on a trace without tokens',
       args: ['--trace', 'no-tokens.csv', '--token-work'],
       message: /has no token columns/,
@@ -86,6 +92,7 @@ describe('governor backtest: bad input is one line and exit 2', () => {
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toHaveLength(1);
+    expect(err[0]).not.toContain('\n');
     expect(err[0]).toMatch(/^governor backtest: /);
     expect(err[0]).toMatch(message);
   });
