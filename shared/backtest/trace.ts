@@ -28,16 +28,14 @@ const HEADERS = [
   'second,requests',
 ];
 
-function cell(raw: string | undefined, line: number, column: string, optional: boolean): number | null {
+function cell(raw: string | undefined, line: number, column: string): number {
   const text = (raw ?? '').trim();
   if (text === '') {
-    if (optional) return null;
-    throw new TraceError(
-      `line ${line}: ${column} is empty; every bin needs a request count (write 0 for none)`,
-    );
+    throw new TraceError(`line ${line}: ${column} is empty; every bin needs a count (write 0 for none)`);
   }
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) {
+  // Digits only: Number() would also take "1e2", "0x10" and " 7 " in other shapes.
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
     throw new TraceError(`line ${line}: ${column} is "${text}"; counts must be whole numbers of 0 or more`);
   }
   return value;
@@ -48,37 +46,40 @@ function sumInto(target: number[], index: number, value: number): void {
 }
 
 export function parseTrace(text: string, name: string): Trace {
+  if (text.trim() === '')
+    throw new TraceError(`the file is empty; it needs the header "${HEADERS[0]}" and rows`);
   const lines = text.split(/\r?\n/);
   const header = (lines[0] ?? '').trim().replace(/^\uFEFF/, '');
   if (!HEADERS.includes(header)) {
     throw new TraceError(
-      `line 1: header is "${header.slice(0, 80)}"; expected "${HEADERS[0]}" or "${HEADERS[1]}"`,
+      `line 1: header is "${header.slice(0, 80)}"; expected one of ${HEADERS.map((h) => `"${h}"`).join(', ')}`,
     );
   }
+  const columns = header.split(',').length;
+  const withTokens = columns === 4;
   const resolution = header.startsWith('second') ? 'second' : 'minute';
   const perMinute = resolution === 'second' ? 60 : 1;
   const requests: number[] = [];
   const input: number[] = [];
   const output: number[] = [];
-  let tokens = true;
   let bins = 0;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
     const cols = line.split(',');
-    const index = cell(cols[0], i + 1, resolution, false);
+    if (cols.length !== columns)
+      throw new TraceError(`line ${i + 1}: ${cols.length} columns; the header has ${columns}`);
+    const index = cell(cols[0], i + 1, resolution);
     if (index !== bins)
       throw new TraceError(
         `line ${i + 1}: ${resolution} ${index} out of order; expected ${bins} (every bin from 0, in order)`,
       );
     const minute = Math.floor(bins / perMinute);
-    sumInto(requests, minute, cell(cols[1], i + 1, 'requests', false)!);
-    const inTok = cell(cols[2], i + 1, 'input_tokens', true);
-    const outTok = cell(cols[3], i + 1, 'output_tokens', true);
-    if (inTok === null || outTok === null) tokens = false;
-    else {
-      sumInto(input, minute, inTok);
-      sumInto(output, minute, outTok);
+    sumInto(requests, minute, cell(cols[1], i + 1, 'requests'));
+    if (withTokens) {
+      // A token header means tokens in every row: a silent gap would skew token-aware work.
+      sumInto(input, minute, cell(cols[2], i + 1, 'input_tokens'));
+      sumInto(output, minute, cell(cols[3], i + 1, 'output_tokens'));
     }
     bins++;
   }
@@ -94,7 +95,7 @@ export function parseTrace(text: string, name: string): Trace {
     name,
     resolution,
     requests: requests.slice(0, minutes),
-    inputTokens: tokens ? input.slice(0, minutes) : null,
-    outputTokens: tokens ? output.slice(0, minutes) : null,
+    inputTokens: withTokens ? input.slice(0, minutes) : null,
+    outputTokens: withTokens ? output.slice(0, minutes) : null,
   };
 }

@@ -124,6 +124,11 @@ export function scenarioOptions(values: Values, target: TargetPolicy): ScenarioO
 /** Things that make a run mean less than it seems: said on stderr, the run goes on. */
 function warnings(target: TargetPolicy, options: ScenarioOptions): string[] {
   const out: string[] = [];
+  if (options.warmPoolInstances > 0 && target.kind !== 'ec2-asg') {
+    out.push(
+      `warning: --warm-pool simulates stopped warm-pool instances, which ${target.id} (${target.kind}) cannot keep: SageMaker has no warm pool; read the figures as a what-if, or use a warmPool section (standby headroom)`,
+    );
+  }
   const ageSeconds = (1 + options.metricDelayMinutes) * 60;
   for (const s of target.signals) {
     if (UNSIMULATED_METRICS.includes(s.metric)) {

@@ -177,6 +177,14 @@ describe('governor backtest: output', () => {
     else expect(out).not.toMatch(/beyond the reference/);
   });
 
+  it('warns that --warm-pool on a SageMaker target is a what-if, and still runs', async () => {
+    const { code, err } = await backtest(['--trace', 'ok.csv', '--warm-pool', '2']);
+    expect(code).toBe(0);
+    expect(err.join('\n')).toMatch(
+      /--warm-pool simulates stopped warm-pool instances, which chat-llm \(sagemaker-variant\) cannot keep/,
+    );
+  });
+
   it('warns when the metric delay makes a signal stale, and still runs', async () => {
     const { code, err } = await backtest(['--trace', 'ok.csv', '--metric-delay', '3']);
     expect(code).toBe(0);

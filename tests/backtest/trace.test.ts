@@ -1,0 +1,75 @@
+/**
+ * Trace files (shared/backtest/trace.ts): the four headers, per-second traces summed into
+ * minutes with the partial last minute dropped, and every malformed file refused with its line
+ * and the fix, never read as something else.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseTrace } from '#shared/backtest/trace.ts';
+
+const parse = (text: string) => parseTrace(text, 't');
+
+describe('reading trace files', () => {
+  it('reads a per-minute trace with tokens', () => {
+    expect(parse('minute,requests,input_tokens,output_tokens\n0,3,30,6\n1,0,0,0\n2,5,50,10\n')).toEqual({
+      name: 't',
+      resolution: 'minute',
+      requests: [3, 0, 5],
+      inputTokens: [30, 0, 50],
+      outputTokens: [6, 0, 10],
+    });
+  });
+
+  it('reads a per-minute trace without tokens (CRLF, a byte-order mark, blank lines)', () => {
+    expect(parse('\uFEFFminute,requests\r\n0,4\r\n\r\n1,2\r\n')).toMatchObject({
+      requests: [4, 2],
+      inputTokens: null,
+      outputTokens: null,
+    });
+  });
+
+  it('sums a per-second trace into minutes and drops the seconds past the last full minute', () => {
+    const rows = Array.from({ length: 150 }, (_, s) => `${s},1,10,2`).join('\n');
+    const trace = parse(`second,requests,input_tokens,output_tokens\n${rows}\n`);
+    expect(trace).toMatchObject({ resolution: 'second', requests: [60, 60] });
+    expect(trace.inputTokens).toEqual([600, 600]);
+  });
+
+  it.each([
+    { case: 'an empty file', text: '', message: /^the file is empty; it needs the header "minute,requests,/ },
+    {
+      case: 'an unknown header, naming every accepted one',
+      text: 'time,count\n0,1\n',
+      message: /line 1: header is "time,count"; expected one of .*"minute,requests", "second,requests"$/,
+    },
+    { case: 'a negative count', text: 'minute,requests\n0,-3\n', message: /line 2: requests is "-3"/ },
+    { case: 'a fraction', text: 'minute,requests\n0,2.5\n', message: /line 2: requests is "2.5"/ },
+    { case: 'scientific notation', text: 'minute,requests\n0,1e2\n', message: /line 2: requests is "1e2"/ },
+    { case: 'a hexadecimal count', text: 'minute,requests\n0,0x10\n', message: /line 2: requests is "0x10"/ },
+    {
+      case: 'a count beyond exact integers',
+      text: 'minute,requests\n0,90071992547409930\n',
+      message: /line 2: requests is "90071992547409930"/,
+    },
+    { case: 'an empty count', text: 'minute,requests\n0,\n', message: /line 2: requests is empty/ },
+    {
+      case: 'a missing token cell under a token header',
+      text: 'minute,requests,input_tokens,output_tokens\n0,1,10,2\n1,1,,2\n',
+      message: /line 3: input_tokens is empty; every bin needs a count/,
+    },
+    {
+      case: 'extra columns',
+      text: 'minute,requests\n0,1,7\n',
+      message: /line 2: 3 columns; the header has 2/,
+    },
+    {
+      case: 'a gap in the minutes',
+      text: 'minute,requests\n0,1\n2,1\n',
+      message: /line 3: minute 2 out of order; expected 1/,
+    },
+    { case: 'no rows', text: 'minute,requests\n', message: /has no rows/ },
+    { case: 'no full minute of seconds', text: 'second,requests\n0,1\n', message: /has no full minute/ },
+    { case: 'no requests at all', text: 'minute,requests\n0,0\n1,0\n', message: /no requests at all/ },
+  ])('refuses $case with the line and the fix', ({ text, message }) => {
+    expect(() => parse(text)).toThrow(message);
+  });
+});
