@@ -49,6 +49,8 @@ export class Lookahead {
   #floors: Int32Array = new Int32Array(0);
   #floorsFrom = 0;
   #warmPool = 0;
+  /** Requests of every delivered minute so far, in order. */
+  readonly #delivered: number[] = [];
   readonly #warm: WarmCosts | undefined;
   /** The band actually used, per minute (0 before the first forecast): for the report. */
   readonly p50: number[];
@@ -76,9 +78,10 @@ export class Lookahead {
     const { forecast: f } = this.#o;
     if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
     this.#fittedAt = minute;
-    const from = Math.max(0, view.count - f.historyDays * DAY);
-    const history = new Array<number>(view.count - from);
-    for (let i = from; i < view.count; i++) history[i - from] = view.at(i).requests;
+    // Delivered minutes are appended once, not copied again at every refit (NASA: 220 refits of
+    // 14 days were 4.4 million reads, ~0.4 s of npm start).
+    for (let i = this.#delivered.length; i < view.count; i++) this.#delivered.push(view.at(i).requests);
+    const history = this.#delivered.slice(Math.max(0, view.count - f.historyDays * DAY), view.count);
     const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#o.leadMinutes + 5) / 5) * 5;
     const result = forecast(history, {
       stepMinutes: 1,
