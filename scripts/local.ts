@@ -32,7 +32,7 @@ import { directScaling } from '#shared/aws/direct-scaling.ts';
 import type { ExecutionsPort } from '#shared/aws/sfn.ts';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { localConfig } from '#shared/cli/invoke.ts';
-import { substitute } from '#shared/deploy/asl.ts';
+import { placeholders, substitute } from '#shared/deploy/asl.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,
@@ -136,8 +136,12 @@ async function seed(moto: MotoServer, config: ReturnType<typeof localConfig>): P
   await moto.configure({ stepfunctions: { execute_state_machine: true } });
   const definition = substitute(readFileSync(ASL, 'utf8'), {
     StateTableName: config.STATE_TABLE_NAME,
+    KillSwitchParameterName: config.KILL_SWITCH_PARAMETER_NAME,
     MetricNamespace: 'Governor',
   });
+  const left = [...placeholders(definition)];
+  if (left.length > 0)
+    throw new Error(`${ASL}: no local value for ${left.map((p) => `\${${p}}`).join(', ')}`);
   await new SFNClient(aws).send(
     new CreateStateMachineCommand({
       name: config.SCALE_STATE_MACHINE_ARN.split(':').at(-1)!,
