@@ -6,7 +6,7 @@
  *
  * What moto cannot do, and where it is tested instead (tests/statemachines/): its SageMaker
  * never runs out of instances or quota (no capacity errors), applies a change at once (no
- * Updating phase to poll) and has no inference components.
+ * Updating phase to poll, so no update refused as in progress) and has no inference components.
  *
  * moto 5.2.1 fails a second StartExecution in a region once any execution exists there
  * (getmoto/moto#10077, fixed later: the engine deep-copies the backend with the first

@@ -87,7 +87,11 @@ describe('a variant whose change completes', () => {
 describe('an inference component', () => {
   it('is set to the desired copy count, verified and recorded as applied', async () => {
     const aws = fakeAws({
-      describeInferenceComponent: new Script(component('Updating', 2), component('InService', 4)),
+      describeInferenceComponent: new Script(
+        component('InService', 2),
+        component('Updating', 2),
+        component('InService', 4),
+      ),
     });
     const result = await run(componentInput(), aws);
     expect(result.status).toBe('SUCCEEDED');
@@ -96,6 +100,212 @@ describe('an inference component', () => {
     ]);
     expect(aws.updateEndpointWeightsAndCapacities.calls).toEqual([]);
     expect(writtenItem(aws)).toMatchObject({ pk: 'TARGET#chat-ic', status: 'applied' });
+  });
+});
+
+describe('an inference component that is not in service yet', () => {
+  it.each([
+    {
+      case: 'a component still creating is waited for (1 check) before the change',
+      statuses: ['Creating', 'InService'],
+    },
+    {
+      case: 'a component still updating is waited for (2 checks) before the change',
+      statuses: ['Updating', 'Updating', 'InService'],
+    },
+  ])('$case', async ({ statuses }) => {
+    const aws = fakeAws({
+      describeInferenceComponent: new Script(
+        ...statuses.map((status) => component(status, 2)),
+        component('InService', 4),
+      ),
+    });
+    const result = await run(componentInput(), aws);
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { status: 'applied' } });
+    // The endpoint is read again after every wait: both must be in service at the same time.
+    expect(aws.describeEndpoint.calls).toHaveLength(statuses.length);
+    expect(aws.getParameters.calls).toHaveLength(1);
+    expect(aws.updateInferenceComponentRuntimeConfig.calls).toHaveLength(1);
+  });
+
+  it.each([
+    {
+      case: 'a component that never settles is left alone after 20 checks',
+      status: 'Updating',
+      reads: 21,
+    },
+    { case: 'a failed component is not changed', status: 'Failed', reads: 1 },
+    { case: 'a component being deleted is not changed', status: 'Deleting', reads: 1 },
+  ])('$case', async ({ status, reads }) => {
+    const aws = fakeAws({ describeInferenceComponent: new Script(component(status, 2)) });
+    const result = await run(componentInput(), aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.ActionFailed' });
+    expect(result.cause).toContain('"Error":"Governor.InferenceComponentNotInService"');
+    expect(result.cause).toContain(`inference component chat-ic is ${status} after ${reads - 1} checks`);
+    expect(aws.describeInferenceComponent.calls).toHaveLength(reads);
+    expect(aws.getParameters.calls).toEqual([]);
+    expect(aws.updateInferenceComponentRuntimeConfig.calls).toEqual([]);
+    expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: 'TARGET#chat-ic' });
+    expect(aws.putMetricData.calls).toEqual([]);
+  });
+});
+
+/** How Step Functions reports SageMaker's refusal: the message, then the SDK's own suffix. */
+const refusal = (message: string) =>
+  awsError(
+    'SageMaker.ValidationException',
+    `${message} (Service: SageMaker, Status Code: 400, Request ID: 5b1e0f6a-3c2d-4e8f-9a7b-1c2d3e4f5a6b)`,
+  );
+const ENDPOINT_BUSY = refusal(
+  'Cannot update in-progress endpoint "arn:aws:sagemaker:us-east-1:123456789012:endpoint/chat-llm-prod".',
+);
+const COMPONENT_BUSY = refusal(
+  'Cannot update inference component chat-ic while it is in state UPDATE_RC_IN_PROGRESS',
+);
+
+describe('a change SageMaker refuses because another change got there first', () => {
+  it.each([
+    {
+      case: 'a variant refused as in progress is sent again once the endpoint settles, and applied',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({
+          describeEndpoint: new Script(
+            endpoint('InService', 1),
+            endpoint('Updating', 1),
+            endpoint('InService', 1),
+            endpoint('InService', 3),
+          ),
+          updateEndpointWeightsAndCapacities: new Script(ENDPOINT_BUSY, {}),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls,
+    },
+    {
+      case: 'an inference component refused as in progress is sent again once it settles, and applied',
+      input: componentInput(),
+      aws: () =>
+        fakeAws({
+          describeInferenceComponent: new Script(
+            component('InService', 2),
+            component('Updating', 2),
+            component('InService', 2),
+            component('InService', 4),
+          ),
+          updateInferenceComponentRuntimeConfig: new Script(COMPONENT_BUSY, {}),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
+    },
+    {
+      case: 'an inference component refused because its endpoint is updating is sent again, and applied',
+      input: componentInput(),
+      aws: () =>
+        fakeAws({
+          describeEndpoint: new Script(
+            endpoint('InService', 1),
+            endpoint('Updating', 1),
+            endpoint('InService', 1),
+          ),
+          describeInferenceComponent: new Script(
+            component('InService', 2),
+            component('InService', 2),
+            component('InService', 4),
+          ),
+          updateInferenceComponentRuntimeConfig: new Script(ENDPOINT_BUSY, {}),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
+    },
+  ])('$case', async ({ input, aws: make, updates }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({
+      status: 'SUCCEEDED',
+      output: { status: 'applied', reason: 'CapacityVerified' },
+    });
+    expect(updates(aws)).toHaveLength(2);
+    expect(updates(aws)[1]).toEqual(updates(aws)[0]);
+    // The kill switch is read again before the change is sent again.
+    expect(aws.getParameters.calls).toHaveLength(2);
+    expect(writtenItem(aws)).toMatchObject({ status: 'applied', sk: `OUTCOME#${input.decisionId}` });
+    expect(aws.putMetricData.calls).toEqual([]);
+  });
+
+  it.each([
+    {
+      case: 'a variant refused as in progress until the settle budget runs out is left alone after 20 checks',
+      input: variantInput(),
+      aws: () => fakeAws({ updateEndpointWeightsAndCapacities: new Script(ENDPOINT_BUSY) }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls,
+    },
+    {
+      case: 'an inference component refused as in progress until the settle budget runs out is left alone after 20 checks',
+      input: componentInput(),
+      aws: () => fakeAws({ updateInferenceComponentRuntimeConfig: new Script(COMPONENT_BUSY) }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
+    },
+  ])('$case', async ({ input, aws: make, updates }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.ActionFailed' });
+    expect(result.cause).toContain('"Error":"Governor.EndpointNotInService"');
+    expect(result.cause).toContain(
+      `target ${input.targetId} was still busy with another change after 20 checks 30 s apart; no change was made`,
+    );
+    // 20 waits of 30 s: the first update and one after each wait.
+    expect(updates(aws)).toHaveLength(21);
+    expect(aws.describeEndpoint.calls).toHaveLength(21);
+    expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: `TARGET#${input.targetId}` });
+    expect(writtenItem(aws).detail).toMatch(/^ActionFailed: /);
+    expect(aws.putMetricData.calls).toEqual([]);
+  });
+
+  it('shares the settle budget with the wait before the first change', async () => {
+    const aws = fakeAws({
+      describeEndpoint: new Script(
+        ...Array.from({ length: 15 }, () => endpoint('Updating', 1)),
+        endpoint('InService', 1),
+      ),
+      updateEndpointWeightsAndCapacities: new Script(ENDPOINT_BUSY),
+    });
+    const result = await run(variantInput(), aws);
+    expect(result.cause).toContain('"Error":"Governor.EndpointNotInService"');
+    // 15 waits for the endpoint, then 5 after refusals: 6 updates.
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(6);
+  });
+
+  it.each([
+    {
+      case: 'a variant refused for another reason (an unknown variant) fails at once',
+      input: variantInput({ variantName: 'Nope' }),
+      aws: () =>
+        fakeAws({
+          updateEndpointWeightsAndCapacities: new Script(
+            refusal(
+              'The variant name(s) "Nope" is/are not present within endpoint configuration "chat-llm-prod-config".',
+            ),
+          ),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls,
+    },
+    {
+      case: 'an inference component refused for another reason (not found) fails at once',
+      input: componentInput(),
+      aws: () =>
+        fakeAws({
+          updateInferenceComponentRuntimeConfig: new Script(
+            refusal('Cannot update inference component "chat-ic" because it does not exist.'),
+          ),
+        }),
+      updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
+    },
+  ])('$case', async ({ input, aws: make, updates }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.ActionFailed' });
+    expect(result.cause).toContain('"Error":"SageMaker.ValidationException"');
+    expect(updates(aws)).toHaveLength(1);
+    expect(aws.describeEndpoint.calls).toHaveLength(1);
+    expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: `TARGET#${input.targetId}` });
+    expect(aws.putMetricData.calls).toEqual([]);
   });
 });
 
