@@ -1,6 +1,8 @@
 /**
  * The action of a claimed decision, and its undo. Suspending other scalers (when the policy
- * says so) comes first; then the state machine start (SageMaker) or SetDesiredCapacity (group).
+ * says so) comes first: Application Auto Scaling dynamic scaling on a SageMaker target, the
+ * AlarmNotification process on a group. Then the state machine start (SageMaker) or
+ * SetDesiredCapacity (group).
  */
 import { scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Outcome } from '../../shared/control/plan.ts';
@@ -17,18 +19,29 @@ export interface Acted {
   suspended: string | null;
 }
 
+/** Suspends the other scalers of t, logs how to undo it, and returns what was suspended. */
+async function suspendOtherScalers(ctx: TargetContext, t: TargetPolicy): Promise<string> {
+  if (t.kind === 'ec2-asg') {
+    const name = t.autoScalingGroupName;
+    await ctx.ports.groups.suspendAlarmNotification(t.region, name);
+    ctx.telemetry.warn(`suspended the AlarmNotification process of Auto Scaling group ${name}`, {
+      targetId: t.id,
+      undo: `aws autoscaling resume-processes --auto-scaling-group-name ${name} --scaling-processes AlarmNotification`,
+    });
+    return name;
+  }
+  const ref = scalableRef(t)!;
+  await ctx.ports.scalers.suspendDynamicScaling(t.region, ref);
+  ctx.telemetry.warn(`suspended Application Auto Scaling dynamic scaling on ${ref.resourceId}`, {
+    targetId: t.id,
+    undo: 'RegisterScalableTarget with SuspendedState DynamicScalingInSuspended/OutSuspended false',
+  });
+  return ref.resourceId;
+}
+
 export async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<Acted> {
   const { plan, decision } = a;
-  let suspended: string | null = null;
-  if (plan.suspend) {
-    const ref = scalableRef(t)!;
-    await ctx.ports.scalers.suspendDynamicScaling(t.region, ref);
-    suspended = ref.resourceId;
-    ctx.telemetry.warn(`suspended Application Auto Scaling dynamic scaling on ${ref.resourceId}`, {
-      targetId: t.id,
-      undo: 'RegisterScalableTarget with SuspendedState DynamicScalingInSuspended/OutSuspended false',
-    });
-  }
+  const suspended = plan.suspend ? await suspendOtherScalers(ctx, t) : null;
   if (plan.kind === 'record') return { outcome: plan.outcome, detail: plan.detail, action: null, suspended };
   const to = decision.desiredCapacity;
   const from = decision.currentCapacity;

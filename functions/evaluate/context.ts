@@ -1,7 +1,8 @@
 /** What one target's evaluation works with: the invocation's context and the target's reads. */
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import type { Config, Mode } from '../../shared/control/config.ts';
-import type { Conflict, Plan } from '../../shared/control/plan.ts';
+import type { Conflict } from '../../shared/control/conflicts.ts';
+import type { Plan } from '../../shared/control/plan.ts';
 import type { TargetReadings } from '../../shared/control/readings.ts';
 import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
 import type { StoredState } from '../../shared/control/state.ts';

@@ -14,8 +14,9 @@
  */
 
 import type { Capacity } from '../../shared/aws/capacity.ts';
+import { conflictMessage } from '../../shared/control/conflicts.ts';
 import { pickFloor } from '../../shared/control/forecast-floor.ts';
-import { conflictMessage, planFor } from '../../shared/control/plan.ts';
+import { planFor } from '../../shared/control/plan.ts';
 import type { DecisionRecord, RecordInputs } from '../../shared/control/records.ts';
 import {
   carriedPending,

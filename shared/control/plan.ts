@@ -2,8 +2,9 @@
  * What to do with a decision, before any action: a pure function of the decision and what the
  * evaluation learned (mode, kill switch, other scalers, target status). Precedence, first match
  * wins: shadow mode > kill switch > target in another region > conflicting scaler with
- * onConflictingScaler "refuse" > hold > a change already made this period (deferred) > target
- * busy (deferred) > act.
+ * onConflictingScaler "refuse", or one suspending cannot stop (predictive scaling on a group;
+ * conflicts.ts) > hold > a change already made this period (deferred) > target busy (deferred)
+ * > act.
  *
  * One change per period: step limits are per period, but an extra evaluation within a period
  * (an alarm right after the tick, or a concurrent duplicate) could otherwise take a second step,
@@ -18,15 +19,9 @@
 import type { Decision } from '../engine/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import type { Mode } from './config.ts';
+import { type Conflict, conflictMessage, refusal } from './conflicts.ts';
 
 export type Outcome = 'shadow' | 'killed' | 'applied' | 'deferred' | 'started' | 'failed' | 'refused';
-
-/** Other scalers found on the target (Application Auto Scaling policies), when active. */
-export interface Conflict {
-  resourceId: string;
-  scalableDimension: string;
-  policyNames: string[];
-}
 
 export interface PlanContext {
   mode: Mode;
@@ -50,10 +45,6 @@ export type Plan =
 
 const usesStateMachine = (t: TargetPolicy) => t.kind !== 'ec2-asg';
 
-export function conflictMessage(c: Conflict): string {
-  return `Application Auto Scaling policies ${c.policyNames.map((n) => `"${n}"`).join(', ')} also scale ${c.resourceId}`;
-}
-
 export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanContext): Plan {
   const change = decision.action !== 'hold';
   const record = (outcome: Outcome, detail: string, persist = !change, suspend = false): Plan => ({
@@ -74,13 +65,10 @@ export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanConte
       `target is in ${target.region} but the scale-target state machine runs in ${ctx.homeRegion}: deploy Governor in ${target.region} for it`,
     );
   }
-  const suspend = ctx.conflict !== null && target.onConflictingScaler === 'suspend';
-  if (ctx.conflict && !suspend) {
-    return record(
-      'refused',
-      `${conflictMessage(ctx.conflict)}: Governor will not fight them; delete them, or set onConflictingScaler: suspend`,
-    );
-  }
+  const refused = ctx.conflict ? refusal(ctx.conflict, target.onConflictingScaler) : null;
+  if (refused) return record('refused', refused);
+  // Past the refusal, a conflict means onConflictingScaler: suspend and a scaler it stops.
+  const suspend = ctx.conflict !== null;
   if (!change) return record('applied', 'hold: nothing to change', true, suspend);
   const periodMs = target.damping.periodSeconds * 1000;
   if (ctx.lastChangeAt !== null && ctx.now - ctx.lastChangeAt < periodMs * SAME_PERIOD_FRACTION) {

@@ -44,7 +44,10 @@ export interface DecisionRecord {
   decision: Decision | null;
   inputs: RecordInputs;
   action: RecordAction;
-  /** Application Auto Scaling policies suspended by this evaluation (onConflictingScaler: suspend). */
+  /**
+   * What this evaluation suspended (onConflictingScaler: suspend): the Application Auto Scaling
+   * resource id of a SageMaker target, or the name of a group whose AlarmNotification it suspended.
+   */
   suspended: string | null;
   outcome: Outcome;
   detail: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '#shared/control/config.ts';
+import { type GroupPolicy, groupConflict } from '#shared/control/conflicts.ts';
 import { type PlanContext, planFor } from '#shared/control/plan.ts';
 import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/control/records.ts';
 import { carriedPending, decodeState, effectiveDesired, type Pending } from '#shared/control/state.ts';
@@ -13,6 +14,11 @@ const [variant, component, group] = policyOf(
   componentTarget(),
   groupTarget({ onConflictingScaler: 'suspend' }),
 ).targets as [TargetPolicy, TargetPolicy, TargetPolicy];
+// The same resources with the other onConflictingScaler (one policy may not manage a resource twice).
+const [refusingGroup, suspendingVariant] = policyOf(
+  groupTarget(),
+  variantTarget({ onConflictingScaler: 'suspend' }),
+).targets as [TargetPolicy, TargetPolicy];
 
 describe('decodeState', () => {
   const engine = { ...initialState(), outStreak: 2 };
@@ -130,10 +136,52 @@ const ctx = (over: Partial<PlanContext> = {}): PlanContext => ({
   ...over,
 });
 const conflict = {
+  scaler: 'application-auto-scaling' as const,
   resourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
   scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
   policyNames: ['tt'],
 };
+const groupPolicies: GroupPolicy[] = [
+  { name: 'cpu-tt', drivenBy: 'alarms', canScale: true },
+  { name: 'old-steps', drivenBy: 'alarms', canScale: false },
+  { name: 'pred-trial', drivenBy: 'forecast', canScale: false },
+];
+const predictive: GroupPolicy = { name: 'pred', drivenBy: 'forecast', canScale: true };
+const groupConflictOf = (policies: GroupPolicy[]) => groupConflict('batch-gpu-asg', policies, false)!;
+
+describe('groupConflict: which policies of a group can fight Governor', () => {
+  it.each([
+    {
+      case: 'an enabled target tracking policy is a conflict; a disabled one and a ForecastOnly predictive one are not',
+      policies: groupPolicies,
+      alarmsSuspended: false,
+      expected: { policyNames: ['cpu-tt'], unsuspendable: [] },
+    },
+    {
+      case: 'with AlarmNotification suspended, alarm-driven policies cannot act: no conflict',
+      policies: groupPolicies,
+      alarmsSuspended: true,
+      expected: null,
+    },
+    {
+      case: 'a predictive policy in ForecastAndScale mode still acts with AlarmNotification suspended',
+      policies: [...groupPolicies, predictive],
+      alarmsSuspended: true,
+      expected: { policyNames: ['pred'], unsuspendable: ['pred'] },
+    },
+    {
+      case: 'a group with no policies has no conflict',
+      policies: [],
+      alarmsSuspended: false,
+      expected: null,
+    },
+  ])('$case', ({ policies, alarmsSuspended, expected }) => {
+    const found = groupConflict('batch-gpu-asg', policies, alarmsSuspended);
+    expect(found).toEqual(
+      expected && { scaler: 'ec2-auto-scaling', groupName: 'batch-gpu-asg', ...expected },
+    );
+  });
+});
 
 describe('planFor: what happens to a decision', () => {
   it.each([
@@ -210,25 +258,90 @@ describe('planFor: what happens to a decision', () => {
     {
       case: 'with onConflictingScaler suspend, the scalers are suspended and the change made',
       d: decision('scale-out'),
-      t: group,
+      t: suspendingVariant,
       c: ctx({ conflict }),
-      plan: { kind: 'act', suspend: true },
+      plan: { kind: 'act', via: 'state-machine', suspend: true },
+    },
+    {
+      case: 'with onConflictingScaler suspend on a group, its alarm-driven policies are suspended and the change set',
+      d: decision('scale-out'),
+      t: group,
+      c: ctx({ conflict: groupConflictOf(groupPolicies) }),
+      plan: { kind: 'act', via: 'set-desired-capacity', suspend: true },
     },
     {
       case: 'with suspend, a hold suspends the scalers too, so they stop fighting',
       d: decision('hold'),
       t: group,
-      c: ctx({ conflict }),
+      c: ctx({ conflict: groupConflictOf(groupPolicies) }),
       plan: { kind: 'record', outcome: 'applied', suspend: true },
+    },
+    {
+      case: 'a group scaled by its own policies with refuse is refused without persisting the change',
+      d: decision('scale-out'),
+      t: refusingGroup,
+      c: ctx({ conflict: groupConflictOf(groupPolicies) }),
+      plan: { kind: 'record', outcome: 'refused', persist: false, suspend: false },
+    },
+    {
+      case: 'a predictive policy is refused even with suspend: suspending AlarmNotification cannot stop it',
+      d: decision('scale-out'),
+      t: group,
+      c: ctx({ conflict: groupConflictOf([...groupPolicies, predictive]) }),
+      plan: { kind: 'record', outcome: 'refused', persist: false, suspend: false },
+    },
+    {
+      case: 'a predictive policy refuses a hold too, and nothing is suspended',
+      d: decision('hold'),
+      t: group,
+      c: ctx({ conflict: groupConflictOf([predictive]) }),
+      plan: { kind: 'record', outcome: 'refused', persist: true, suspend: false },
     },
   ])('$case', ({ d, t, c, plan }) => {
     expect(planFor(d, t, c)).toMatchObject(plan);
   });
 
-  it('a refusal says which policies and how to fix it', () => {
-    expect(planFor(decision('scale-out'), variant, ctx({ conflict })).detail).toBe(
-      'Application Auto Scaling policies "tt" also scale endpoint/chat-llm-prod/variant/AllTraffic: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
-    );
+  it.each([
+    {
+      case: 'on a variant',
+      t: variant,
+      c: conflict,
+      detail:
+        'Application Auto Scaling policies "tt" also scale endpoint/chat-llm-prod/variant/AllTraffic: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
+    },
+    {
+      case: 'on a group',
+      t: refusingGroup,
+      c: groupConflictOf([...groupPolicies, { name: 'mem-steps', drivenBy: 'alarms', canScale: true }]),
+      detail:
+        'EC2 Auto Scaling policies "cpu-tt", "mem-steps" also scale Auto Scaling group batch-gpu-asg: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
+    },
+    {
+      case: 'on a group with a predictive policy',
+      t: group,
+      c: groupConflictOf([...groupPolicies, predictive]),
+      detail:
+        'EC2 Auto Scaling policies "cpu-tt", "pred" also scale Auto Scaling group batch-gpu-asg: Governor will not fight them; predictive scaling "pred" is not driven by alarms, so suspending cannot stop it; delete it, or set its mode to ForecastOnly',
+    },
+  ])('a refusal $case says which policies and how to fix it', ({ t, c, detail }) => {
+    expect(planFor(decision('scale-out'), t, ctx({ conflict: c })).detail).toBe(detail);
+  });
+
+  it('shadow mode notes a group conflict and changes nothing', () => {
+    expect(
+      planFor(
+        decision('scale-out'),
+        group,
+        ctx({ mode: 'shadow', conflict: groupConflictOf(groupPolicies) }),
+      ),
+    ).toEqual({
+      kind: 'record',
+      outcome: 'shadow',
+      persist: true,
+      suspend: false,
+      detail:
+        'shadow mode: nothing is changed; note: EC2 Auto Scaling policies "cpu-tt" also scale Auto Scaling group batch-gpu-asg',
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import {
 import {
   AutoScalingClient,
   DescribeAutoScalingGroupsCommand,
+  DescribePoliciesCommand,
   SetDesiredCapacityCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
@@ -123,9 +124,11 @@ describe(`${EVALUATIONS} concurrent evaluations of one target`, () => {
           AutoScalingGroupName: 'batch-gpu-asg',
           DesiredCapacity: desired,
           Instances: [{ LifecycleState: 'InService' }, { LifecycleState: 'InService' }],
+          SuspendedProcesses: [],
         },
       ],
     }));
+    asg.on(DescribePoliciesCommand).resolves({ ScalingPolicies: [] });
     asg.on(SetDesiredCapacityCommand).callsFake(async (input) => {
       desired = input.DesiredCapacity;
       return {};

@@ -11,7 +11,14 @@ import {
   DescribeScalableTargetsCommand,
   DescribeScalingPoliciesCommand,
 } from '@aws-sdk/client-application-auto-scaling';
-import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  DescribePoliciesCommand,
+  type ScalingPolicy,
+  SetDesiredCapacityCommand,
+  SuspendProcessesCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
@@ -70,6 +77,44 @@ export function fakeTable(ddb: Stub) {
     state: (targetId: string) => items.get(`TARGET#${targetId}|STATE`),
     audits: () => [...items.entries()].filter(([k]) => k.includes('|DECISION#')).map(([, v]) => v),
   };
+}
+
+/**
+ * One Auto Scaling group as EC2 Auto Scaling keeps it: SetDesiredCapacity and SuspendProcesses
+ * change what the next DescribeAutoScalingGroups returns; its instances stay `ready` InService.
+ */
+export function fakeGroup(
+  asg: Stub,
+  name: string,
+  init: { desired: number; ready: number; policies: ScalingPolicy[] },
+) {
+  const group = { desired: init.desired, suspended: new Set<string>(), policies: init.policies };
+  asg.on(DescribeAutoScalingGroupsCommand).callsFake(async () => ({
+    AutoScalingGroups: [
+      {
+        AutoScalingGroupName: name,
+        DesiredCapacity: group.desired,
+        Instances: Array.from({ length: init.ready }, (_, i) => ({
+          InstanceId: `i-${i}`,
+          LifecycleState: 'InService',
+        })),
+        SuspendedProcesses: [...group.suspended].map((ProcessName) => ({
+          ProcessName,
+          SuspensionReason: '',
+        })),
+      },
+    ],
+  }));
+  asg.on(DescribePoliciesCommand).callsFake(async () => ({ ScalingPolicies: group.policies }));
+  asg.on(SuspendProcessesCommand).callsFake(async (input) => {
+    for (const p of input.ScalingProcesses ?? []) group.suspended.add(p);
+    return {};
+  });
+  asg.on(SetDesiredCapacityCommand).callsFake(async (input) => {
+    group.desired = input.DesiredCapacity;
+    return {};
+  });
+  return group;
 }
 
 export interface Harness {

@@ -8,13 +8,18 @@ import {
   DescribeScalingPoliciesCommand,
   RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
+import {
+  DescribePoliciesCommand,
+  type ScalingPolicy,
+  SuspendProcessesCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
 import { EventError } from '#shared/control/events.ts';
 import { initialState } from '#shared/engine/types.ts';
-import { CONFIG, EXAMPLE_POLICY, eventFile, harness } from './harness.ts';
+import { CONFIG, EXAMPLE_POLICY, eventFile, fakeGroup, harness } from './harness.ts';
 
 const at = (hhmmss: string) => Date.parse(`2025-06-02T${hhmmss}Z`);
 const STORM = { InvocationsPerInstance: 250, GPUUtilization: 95, ModelLatency: 1_500_000 };
@@ -318,6 +323,149 @@ describe('one storm tick under each condition', () => {
       message:
         'metrics: GetMetricData in us-east-1 failed (ThrottlingException: Rate exceeded): its signals read as missing',
     });
+  });
+});
+
+describe('a group that EC2 Auto Scaling policies also scale', () => {
+  const groupPolicy = (onConflictingScaler: 'refuse' | 'suspend') => `version: 1
+targets:
+  - id: batch-gpu
+    kind: ec2-asg
+    region: us-east-1
+    autoScalingGroupName: batch-gpu-asg
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+    damping: { scaleOutBreaches: 1 }
+    onConflictingScaler: ${onConflictingScaler}
+`;
+  const targetTracking: ScalingPolicy = {
+    PolicyName: 'batch-cpu-tt',
+    PolicyType: 'TargetTrackingScaling',
+    Enabled: true,
+  };
+  const disabledSteps: ScalingPolicy = { PolicyName: 'old-steps', PolicyType: 'StepScaling', Enabled: false };
+  const predictive: ScalingPolicy = {
+    PolicyName: 'batch-predictive',
+    PolicyType: 'PredictiveScaling',
+    Enabled: true,
+    PredictiveScalingConfiguration: { MetricSpecifications: [], Mode: 'ForecastAndScale' },
+  };
+  const tickAt = (id: string, hhmmss: string) => ({
+    ...(eventFile('scheduler-tick') as object),
+    id,
+    time: `2025-06-02T${hhmmss}Z`,
+  });
+  const READ_GROUP = [
+    'SSM.GetParameter',
+    'SSM.GetParameter',
+    'CloudWatch.GetMetricData',
+    'AutoScaling.DescribeAutoScalingGroups',
+    'AutoScaling.DescribePolicies',
+  ];
+  // GPU at 95 % against 70 on 2 instances: ceil(2 x 95 / 70) = 3.
+  const setup = (onConflictingScaler: 'refuse' | 'suspend', policies: ScalingPolicy[]) => {
+    const h = harness();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, groupPolicy(onConflictingScaler));
+    h.metricValues.nvidia_smi_utilization_gpu = 95;
+    return { h, group: fakeGroup(h.mocks.asg, 'batch-gpu-asg', { desired: 2, ready: 2, policies }) };
+  };
+
+  it.each([
+    {
+      case: 'with refuse, the change is refused naming the group, its policies and both ways out',
+      mode: 'refuse' as const,
+      policies: [targetTracking, disabledSteps],
+      calls: [...READ_GROUP, 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'refused',
+      detail:
+        'EC2 Auto Scaling policies "batch-cpu-tt" also scale Auto Scaling group batch-gpu-asg: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
+      desired: 2,
+    },
+    {
+      case: 'a disabled policy alone is no conflict: the change is set',
+      mode: 'refuse' as const,
+      policies: [disabledSteps],
+      calls: [
+        ...READ_GROUP,
+        'DynamoDB.Get',
+        'DynamoDB.Update',
+        'AutoScaling.SetDesiredCapacity',
+        'DynamoDB.Put',
+      ],
+      outcome: 'applied',
+      detail: 'SetDesiredCapacity 2 -> 3',
+      desired: 3,
+    },
+    {
+      case: 'with suspend, a predictive policy is still refused and nothing is suspended',
+      mode: 'suspend' as const,
+      policies: [targetTracking, predictive],
+      calls: [...READ_GROUP, 'DynamoDB.Get', 'DynamoDB.Put'],
+      outcome: 'refused',
+      detail:
+        'EC2 Auto Scaling policies "batch-cpu-tt", "batch-predictive" also scale Auto Scaling group batch-gpu-asg: Governor will not fight them; predictive scaling "batch-predictive" is not driven by alarms, so suspending cannot stop it; delete it, or set its mode to ForecastOnly',
+      desired: 2,
+    },
+  ])('$case', async ({ mode, policies, calls, outcome, detail, desired }) => {
+    const { h, group } = setup(mode, policies);
+    const [record] = (await h.evaluate(tickAt('t1', '12:00:30'), at('12:00:30'))).records;
+    expect(h.takeCalls()).toEqual(calls);
+    expect(record).toMatchObject({ outcome, detail, suspended: null });
+    expect(group.desired).toBe(desired);
+    expect(h.mocks.asg.commandCalls(SuspendProcessesCommand)).toHaveLength(0);
+  });
+
+  it('with suspend, AlarmNotification is suspended after the claim and before SetDesiredCapacity; the next tick finds no conflict', async () => {
+    const { h, group } = setup('suspend', [targetTracking]);
+    const first = await h.evaluate(tickAt('t1', '12:00:30'), at('12:00:30'));
+    expect(h.takeCalls()).toEqual([
+      ...READ_GROUP,
+      'DynamoDB.Get',
+      'DynamoDB.Update',
+      'AutoScaling.SuspendProcesses',
+      'AutoScaling.SetDesiredCapacity',
+      'DynamoDB.Put',
+    ]);
+    expect(h.mocks.asg.commandCalls(SuspendProcessesCommand)[0]!.args[0].input).toEqual({
+      AutoScalingGroupName: 'batch-gpu-asg',
+      ScalingProcesses: ['AlarmNotification'],
+    });
+    expect(first.records[0]).toMatchObject({
+      outcome: 'applied',
+      suspended: 'batch-gpu-asg',
+      inputs: {
+        conflict: 'EC2 Auto Scaling policies "batch-cpu-tt" also scale Auto Scaling group batch-gpu-asg',
+      },
+      action: { type: 'set-desired-capacity', desiredCapacity: 3, previousCapacity: 2 },
+    });
+    expect(h.telemetry.lines).toContainEqual({
+      level: 'warn',
+      message: 'suspended the AlarmNotification process of Auto Scaling group batch-gpu-asg',
+    });
+    expect(group.desired).toBe(3);
+
+    h.setMetricMinute('2025-06-02T12:00:00Z');
+    const second = await h.evaluate(tickAt('t2', '12:01:30'), at('12:01:30'));
+    expect(h.takeCalls()).not.toContain('AutoScaling.SuspendProcesses');
+    expect(second.records[0]).toMatchObject({
+      outcome: 'applied',
+      suspended: null,
+      inputs: { conflict: null },
+    });
+  });
+
+  it('a DescribePolicies failure fails that group only, and nothing is changed', async () => {
+    const { h, group } = setup('suspend', [targetTracking]);
+    h.mocks.asg
+      .on(DescribePoliciesCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
+    const [record] = (await h.evaluate(tickAt('t1', '12:00:30'), at('12:00:30'))).records;
+    expect(record).toMatchObject({
+      outcome: 'failed',
+      detail: 'cannot check for other scalers: Throttling: Rate exceeded',
+    });
+    expect(group.desired).toBe(2);
   });
 });
 

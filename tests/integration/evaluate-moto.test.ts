@@ -6,6 +6,10 @@
  *
  * moto computes no percentiles (a p95 query fails its whole GetMetricData call), so the policy
  * here uses invocations and GPU utilization only.
+ *
+ * Auto Scaling groups with their own EC2 Auto Scaling policies: moto implements PutScalingPolicy,
+ * DescribePolicies (without Enabled, read as enabled) and SuspendProcesses, so the refusal and
+ * the AlarmNotification suspension run through the real adapter here too.
  */
 
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,7 +20,14 @@ import {
   PutScalingPolicyCommand,
   RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import {
+  AutoScalingClient,
+  CreateAutoScalingGroupCommand,
+  CreateLaunchConfigurationCommand,
+  DescribeAutoScalingGroupsCommand,
+  PutScalingPolicyCommand as PutGroupScalingPolicyCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -208,5 +219,140 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
     );
     expect(state.Item?.version).toBe(2);
     expect(await desired('chat-a')).toBe(5);
+  });
+});
+
+describe.skipIf(!gate.available)('the evaluate function on moto, with groups that scale themselves', () => {
+  let moto: MotoServer;
+  let asg: AutoScalingClient;
+  let evaluate: ReturnType<typeof createEvaluator>;
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  const now = minute + 5_000;
+  const groupTarget = (name: string, onConflictingScaler: string) => `  - id: ${name}
+    kind: ec2-asg
+    region: us-east-1
+    autoScalingGroupName: ${name}
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+    damping: { scaleOutBreaches: 1 }
+    onConflictingScaler: ${onConflictingScaler}`;
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    const config = awsTestConfig(moto.endpoint);
+    await createStateTable(new DynamoDBClient(config), CONFIG.STATE_TABLE_NAME);
+    const ssm = new SSMClient(config);
+    await putStringParameter(
+      ssm,
+      CONFIG.POLICY_PARAMETER_NAME,
+      `version: 1\ntargets:\n${groupTarget('batch-a', 'suspend')}\n${groupTarget('batch-b', 'refuse')}\n`,
+    );
+    await putStringParameter(ssm, CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off');
+    asg = new AutoScalingClient(config);
+    await asg.send(
+      new CreateLaunchConfigurationCommand({
+        LaunchConfigurationName: 'batch-lc',
+        ImageId: 'ami-12c6146b',
+        InstanceType: 'g4dn.xlarge',
+      }),
+    );
+    const cw = new CloudWatchClient(config);
+    for (const name of ['batch-a', 'batch-b']) {
+      await asg.send(
+        new CreateAutoScalingGroupCommand({
+          AutoScalingGroupName: name,
+          LaunchConfigurationName: 'batch-lc',
+          MinSize: 1,
+          MaxSize: 10,
+          DesiredCapacity: 2,
+          AvailabilityZones: ['us-east-1a'],
+        }),
+      );
+      // Both groups are already scaled by CPU target tracking.
+      await asg.send(
+        new PutGroupScalingPolicyCommand({
+          AutoScalingGroupName: name,
+          PolicyName: `${name}-cpu-tt`,
+          PolicyType: 'TargetTrackingScaling',
+          TargetTrackingConfiguration: {
+            TargetValue: 50,
+            PredefinedMetricSpecification: { PredefinedMetricType: 'ASGAverageCPUUtilization' },
+          },
+        }),
+      );
+      // Three minutes at 95 % GPU against a target of 70.
+      for (const back of [3, 2, 1]) {
+        await cw.send(
+          new PutMetricDataCommand({
+            Namespace: 'CWAgent',
+            MetricData: [
+              {
+                MetricName: 'nvidia_smi_utilization_gpu',
+                Dimensions: [{ Name: 'AutoScalingGroupName', Value: name }],
+                Timestamp: new Date(minute - back * 60_000 + 30_000),
+                Value: 95,
+                Unit: 'Percent',
+              },
+            ],
+          }),
+        );
+      }
+    }
+    const clients = createClients({
+      region: TEST_REGION,
+      endpoint: moto.endpoint,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 2,
+    });
+    const telemetry = captureTelemetry();
+    const ports = awsPorts(clients, CONFIG.STATE_TABLE_NAME);
+    evaluate = createEvaluator({
+      config: CONFIG,
+      ports,
+      telemetry,
+      policy: ssmPolicySource(ports.parameters, CONFIG.POLICY_PARAMETER_NAME, 60, telemetry),
+    });
+  }, 60_000);
+  afterAll(() => moto?.stop());
+
+  const describeGroup = async (name: string) =>
+    (await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [name] })))
+      .AutoScalingGroups?.[0];
+
+  it('suspends AlarmNotification on batch-a and sets it from 2 to 3 (ceil(2 x 95 / 70)); refuses batch-b, naming its policy', async () => {
+    const report = await evaluate(
+      { 'detail-type': 'Scheduled Event', id: 'tick-1', time: new Date(now).toISOString() },
+      now,
+    );
+    expect(
+      report.records.map((r) => [r.targetId, r.outcome, r.decision?.desiredCapacity, r.suspended]),
+    ).toEqual([
+      ['batch-a', 'applied', 3, 'batch-a'],
+      ['batch-b', 'refused', 3, null],
+    ]);
+    expect(report.records[1]?.detail).toBe(
+      'EC2 Auto Scaling policies "batch-b-cpu-tt" also scale Auto Scaling group batch-b: Governor will not fight them; delete them, or set onConflictingScaler: suspend',
+    );
+    const [a, b] = [await describeGroup('batch-a'), await describeGroup('batch-b')];
+    expect([a?.DesiredCapacity, b?.DesiredCapacity]).toEqual([3, 2]);
+    expect(a?.SuspendedProcesses?.map((p) => p.ProcessName)).toEqual(['AlarmNotification']);
+    expect(b?.SuspendedProcesses).toEqual([]);
+  });
+
+  it('the next tick finds batch-a suspended: no conflict, no second suspension, and it acts on the storm again', async () => {
+    // moto puts the 3 instances in service at once, still at 95 %: ceil(3 x 95 / 70) = 5.
+    const next = now + 60_000;
+    const report = await evaluate(
+      { 'detail-type': 'Scheduled Event', id: 'tick-2', time: new Date(next).toISOString() },
+      next,
+    );
+    expect(report.records[0]).toMatchObject({
+      targetId: 'batch-a',
+      outcome: 'applied',
+      suspended: null,
+      inputs: { conflict: null },
+      action: { type: 'set-desired-capacity', previousCapacity: 3, desiredCapacity: 5 },
+    });
   });
 });

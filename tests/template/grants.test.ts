@@ -37,6 +37,17 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
+  it('sees the evaluate function find, suspend and set groups, and keeps those calls out of the forecast function', () => {
+    const groupCalls = [
+      'autoscaling:describeautoscalinggroups',
+      'autoscaling:describepolicies',
+      'autoscaling:setdesiredcapacity',
+      'autoscaling:suspendprocesses',
+    ];
+    expect(callsOf('EvaluateFunction').filter((a) => a.startsWith('autoscaling:'))).toEqual(groupCalls);
+    expect(callsOf('ForecastFunction').filter((a) => groupCalls.includes(a))).toEqual([]);
+  });
+
   it('keeps scheduled-action writes out of the evaluate function', () => {
     expect(callsOf('EvaluateFunction').filter((a) => a.includes('scheduledaction'))).toEqual([]);
   });
@@ -106,6 +117,18 @@ describe('each grant rule catches what it names', () => {
       },
       expected:
         'ForecastFunction: application-autoscaling:putscheduledaction is called (shared/aws/scheduled-actions.ts PutScheduledActionCommand) but not granted',
+    },
+    {
+      case: 'a group suspension the evaluate role lacks',
+      change: (t: Loose) => {
+        const list = statements(t, 'EvaluateFunctionRole');
+        list.splice(
+          list.findIndex((x) => x['Fn::If']?.[1]?.Sid === 'SuspendOtherScalersOnGroups'),
+          1,
+        );
+      },
+      expected:
+        'EvaluateFunction: autoscaling:suspendprocesses is called (shared/aws/autoscaling.ts SuspendProcessesCommand) but not granted',
     },
     {
       case: 'a grant nothing calls',

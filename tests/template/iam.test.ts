@@ -95,6 +95,8 @@ describe('each IAM rule catches what it names', () => {
     { action: 'states:StartExecution', flagged: true },
     { action: 'cloudwatch:GetMetricData', flagged: false },
     { action: 'autoscaling:DescribeAutoScalingGroups', flagged: false },
+    { action: 'autoscaling:DescribePolicies', flagged: false },
+    { action: 'autoscaling:SuspendProcesses', flagged: true },
     { action: 'application-autoscaling:DescribeScalingPolicies', flagged: false },
   ])('"*" beside $action is flagged: $flagged', async ({ action, flagged }) => {
     const t = changed((t) => evaluateStatements(t).push({ Effect: 'Allow', Action: action, Resource: '*' }));
