@@ -57,12 +57,14 @@ export function parseTrace(text: string, name: string): Trace {
   }
   const columns = header.split(',').length;
   const withTokens = columns === 4;
+
   const resolution = header.startsWith('second') ? 'second' : 'minute';
   const perMinute = resolution === 'second' ? 60 : 1;
   const requests: number[] = [];
   const input: number[] = [];
   const output: number[] = [];
   let bins = 0;
+  let tokenRows: boolean | undefined;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
@@ -77,9 +79,18 @@ export function parseTrace(text: string, name: string): Trace {
     const minute = Math.floor(bins / perMinute);
     sumInto(requests, minute, cell(cols[1], i + 1, 'requests'));
     if (withTokens) {
-      // A token header means tokens in every row: a silent gap would skew token-aware work.
-      sumInto(input, minute, cell(cols[2], i + 1, 'input_tokens'));
-      sumInto(output, minute, cell(cols[3], i + 1, 'output_tokens'));
+      // Token columns hold a count in every row or in none (the NASA trace has the header and
+      // no tokens): a row without them among rows with them would skew token-aware work.
+      const hasTokens = (cols[2] ?? '').trim() !== '' || (cols[3] ?? '').trim() !== '';
+      tokenRows ??= hasTokens;
+      if (hasTokens !== tokenRows)
+        throw new TraceError(
+          `line ${i + 1}: ${hasTokens ? 'has' : 'has no'} token counts where line 2 ${tokenRows ? 'has' : 'has none'}; give every row tokens, or none`,
+        );
+      if (hasTokens) {
+        sumInto(input, minute, cell(cols[2], i + 1, 'input_tokens'));
+        sumInto(output, minute, cell(cols[3], i + 1, 'output_tokens'));
+      }
     }
     bins++;
   }
@@ -95,7 +106,7 @@ export function parseTrace(text: string, name: string): Trace {
     name,
     resolution,
     requests: requests.slice(0, minutes),
-    inputTokens: withTokens ? input.slice(0, minutes) : null,
-    outputTokens: withTokens ? output.slice(0, minutes) : null,
+    inputTokens: tokenRows ? input.slice(0, minutes) : null,
+    outputTokens: tokenRows ? output.slice(0, minutes) : null,
   };
 }

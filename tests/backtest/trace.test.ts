@@ -27,6 +27,14 @@ describe('reading trace files', () => {
     });
   });
 
+  it('reads a token header whose cells are all empty as a trace without tokens (as the NASA trace ships)', () => {
+    expect(parse('minute,requests,input_tokens,output_tokens\n0,3,,\n1,4,,\n')).toMatchObject({
+      requests: [3, 4],
+      inputTokens: null,
+      outputTokens: null,
+    });
+  });
+
   it('sums a per-second trace into minutes and drops the seconds past the last full minute', () => {
     const rows = Array.from({ length: 150 }, (_, s) => `${s},1,10,2`).join('\n');
     const trace = parse(`second,requests,input_tokens,output_tokens\n${rows}\n`);
@@ -52,7 +60,12 @@ describe('reading trace files', () => {
     },
     { case: 'an empty count', text: 'minute,requests\n0,\n', message: /line 2: requests is empty/ },
     {
-      case: 'a missing token cell under a token header',
+      case: 'a row without tokens among rows with them',
+      text: 'minute,requests,input_tokens,output_tokens\n0,1,10,2\n1,1,,\n',
+      message: /line 3: has no token counts where line 2 has; give every row tokens, or none/,
+    },
+    {
+      case: 'one token cell of two',
       text: 'minute,requests,input_tokens,output_tokens\n0,1,10,2\n1,1,,2\n',
       message: /line 3: input_tokens is empty; every bin needs a count/,
     },
