@@ -3,11 +3,11 @@
  * policy, now) always gives the same decision and next state.
  *
  * Order of steps: assess signals -> count breaches (hysteresis) -> panic -> raw
- * recommendation -> breach counts, cooldowns and stabilization -> forecast floor -> step
- * limits -> min/max clamp. Each step that changes or holds the result leaves a reason.
+ * recommendation -> breach counts, breach peak, cooldowns and stabilization -> forecast floor ->
+ * step limits -> min/max clamp. Each step that changes or holds the result leaves a reason.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
-import { clamp, stabilized, stepLimit, windowed } from './limits.ts';
+import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
 import { activationIdle, assessSignals } from './signals.ts';
 import { countStreaks, type PanicWindow, panicWindow, type Streaks } from './streaks.ts';
@@ -92,16 +92,26 @@ interface Step {
 }
 
 /**
- * Scale-out: the largest breaching proposal, once the breach has lasted N periods. Within the
- * scale-out cooldown only a step at least as large as the last one passes, counted after step
+ * Scale-out: the largest breaching proposal, once the breach has lasted N periods, raised to the
+ * highest recommendation of those N periods (`BreachPeak`): the load the breach confirmed
+ * peaked somewhere in them, not necessarily in the newest, and sizing on the newest alone
+ * under-provisions a ramp that dips in its last confirming minute for a whole cold start. Within
+ * the scale-out cooldown only a step at least as large as the last one passes, counted after step
  * limits and clamps: after +5, a proposal of +10 cut to +4 by the step limit waits. A scale-in
  * ends the cooldown, as a scale-out ends the scale-in one: the instances it waited for are
  * known to be up, and a fleet woken from zero must not wait on a step from before it slept.
  */
-function scaleOut(ctx: Context, a: Assessed, proposal: number): Step {
+function scaleOut(ctx: Context, a: Assessed, newest: number, window: [number, number][]): Step {
   const { policy, state, streaks, now, current } = ctx;
   const { damping } = policy;
-  if (ctx.panic.now) return { capacity: proposal, reasons: ['PanicScaleOut'] };
+  const periods = Math.min(streaks.outStreak, damping.scaleOutBreaches);
+  const peak = breachPeak(window, now, damping.periodSeconds * 1000, periods);
+  const proposal = Math.max(newest, peak);
+  const sized = (reasons: ReasonCode[]): Step => ({
+    capacity: proposal,
+    reasons: proposal > newest ? [...reasons, 'BreachPeak'] : reasons,
+  });
+  if (ctx.panic.now) return sized(['PanicScaleOut']);
   if (streaks.outStreak < damping.scaleOutBreaches)
     return { capacity: current, reasons: ['ScaleOutAwaitingBreaches'] };
   // A scale-out clears lastScaleInAt, so a non-null one is a scale-in after the last scale-out.
@@ -113,7 +123,7 @@ function scaleOut(ctx: Context, a: Assessed, proposal: number): Step {
     const step = clamp(stepLimit(current, proposal, damping).capacity, policy.scaling).capacity - current;
     if (step < (state.lastScaleOutStep ?? 0)) return { capacity: current, reasons: ['ScaleOutCooldown'] };
   }
-  return { capacity: proposal, reasons: [a.outByLoad ? 'ScaleOutBreach' : 'LatencyGuard'] };
+  return sized([a.outByLoad ? 'ScaleOutBreach' : 'LatencyGuard']);
 }
 
 /** Scale-in: every signal agrees for M periods, no panic, no cooldown, down to the window's highest. */
@@ -126,7 +136,7 @@ function scaleIn(ctx: Context, window: [number, number][], proposal: number): St
   if (state.lastScaleInAt !== null && now < state.lastScaleInAt + damping.scaleInCooldownSeconds * 1000) {
     return { capacity: current, reasons: ['ScaleInCooldown'] };
   }
-  const floor = stabilized(window);
+  const floor = stabilized(window, now - damping.scaleInStabilizationSeconds * 1000);
   if (floor >= current) return { capacity: current, reasons: ['ScaleInStabilized'] };
   return floor > proposal
     ? { capacity: floor, reasons: ['ScaleInBreach', 'ScaleInStabilized'] }
@@ -153,7 +163,7 @@ function recommend(ctx: Context, a: Assessed, snapshot: SignalSnapshot, window: 
     return { capacity: 0, reasons: [idle === null ? 'NoData' : 'IdleAtZero'] };
   }
   if (!a.anyPresent) return { capacity: current, reasons: ['NoData'] };
-  if (a.outProposal !== null && a.outProposal > current) return scaleOut(ctx, a, a.outProposal);
+  if (a.outProposal !== null && a.outProposal > current) return scaleOut(ctx, a, a.outProposal, window);
   if (a.outProposal !== null) return { capacity: current, reasons: ['CapacityPending'] };
   if (a.inProposal !== null && a.inProposal < current) return scaleIn(ctx, window, a.inProposal);
   return { capacity: current, reasons: [holdReason(a)] };
@@ -174,7 +184,12 @@ export function decide(
   const ctx: Context = { policy, state, streaks, panic, now, current };
 
   const raw = a.outProposal !== null && a.outProposal > current ? a.outProposal : (a.inProposal ?? current);
-  const window = windowed(state.recommendations, now, policy.damping.scaleInStabilizationSeconds, raw);
+  const { damping } = policy;
+  const keepSeconds = Math.max(
+    damping.scaleInStabilizationSeconds,
+    damping.scaleOutBreaches * damping.periodSeconds,
+  );
+  const window = windowed(state.recommendations, now, keepSeconds, raw);
   const { capacity, reasons } = recommend(ctx, a, snapshot, window);
   if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
   const desired = applyLimits(policy, snapshot, current, capacity, reasons);

@@ -1,7 +1,8 @@
 /**
  * The limiting steps applied after the raw recommendation, in this order: forecast floor,
  * zero floor, step limits, min/max clamp. Each returns the new capacity and the reason it left
- * (or null when it changed nothing), so the decision explains every step that shaped it.
+ * (or null when it changed nothing), so the decision explains every step that shaped it. Also
+ * the window of past recommendations that stabilization and breach sizing read.
  */
 import type { Damping, Scaling } from '../policy/schema.ts';
 import type { ReasonCode } from './types.ts';
@@ -41,7 +42,11 @@ export function clamp(desired: number, scaling: Scaling): Limited {
   return { capacity: desired, reason: null };
 }
 
-/** Recommendations inside the window that ends now, plus this period's. Oldest first. */
+/**
+ * Recommendations inside the window that ends now, plus this period's. Oldest first. The window
+ * is the longer of the scale-in stabilization window and the scale-out confirmation (N periods),
+ * so both stabilized() and breachPeak() find what they read.
+ */
 export function windowed(
   history: readonly (readonly [number, number])[],
   now: number,
@@ -55,9 +60,26 @@ export function windowed(
   return kept;
 }
 
-/** Scale-in goes no lower than the highest recommendation of the stabilization window. */
-export function stabilized(window: readonly (readonly [number, number])[]): number {
+function highestSince(window: readonly (readonly [number, number])[], from: number): number {
   let highest = 0;
-  for (const [, capacity] of window) if (capacity > highest) highest = capacity;
+  for (const [at, capacity] of window) if (at > from && capacity > highest) highest = capacity;
   return highest;
 }
+
+/** Scale-in goes no lower than the highest recommendation since `from` (the stabilization window). */
+export const stabilized = (window: readonly (readonly [number, number])[], from: number): number =>
+  highestSince(window, from);
+
+/**
+ * The highest recommendation of the last `periods` periods, this one included: what a breach
+ * confirmed over those periods asked for at its peak. A period's entry is taken when it is less
+ * than `periods - 0.5` periods old, so a tick a few seconds late still counts as its period.
+ * Worked example: N = 2, invocations at 1.41x then 1.33x the target on 28 instances propose 40
+ * then 38; the confirmed scale-out goes to 40 (pinned by tests/engine/tracking.test.ts).
+ */
+export const breachPeak = (
+  window: readonly (readonly [number, number])[],
+  now: number,
+  periodMs: number,
+  periods: number,
+): number => highestSince(window, now - (periods - 0.5) * periodMs);

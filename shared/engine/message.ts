@@ -39,6 +39,8 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     `${describeSignal(driver(d)!)}; waiting for ${plural(p.damping.scaleOutBreaches, 'consecutive breaching period')}`,
   CapacityPending: (d) => `${describeSignal(driver(d)!)}, but instances already starting cover it`,
   LatencyGuard: (d) => `${describeSignal(driver(d)!)}, so capacity grows in proportion to the excess`,
+  BreachPeak: (_d, p) =>
+    `sized on the highest proposal of the last ${plural(p.damping.scaleOutBreaches, 'breaching period')}`,
   PanicScaleOut: (d, p) =>
     `panic: ${describeSignal(driver(d)!)} (panic at ${num(p.panic.threshold)}x), scaling at once`,
   PanicHold: (_d, p) =>

@@ -42,6 +42,7 @@ export const REASON_CODES = [
   'ScaleOutAwaitingBreaches',
   'CapacityPending',
   'LatencyGuard',
+  'BreachPeak',
   'PanicScaleOut',
   'PanicHold',
   'ScaleInBreach',
@@ -110,7 +111,10 @@ export const EngineStateSchema = z
     /** Instances the last scale-out added: a scale-out in its cooldown must add at least this many. */
     lastScaleOutStep: z.number().int().nullable(),
     lastScaleInAt: z.number().nullable(),
-    /** [epoch ms, recommended capacity] within the scale-in stabilization window, oldest first. */
+    /**
+     * [epoch ms, recommended capacity] within the scale-in stabilization window (or the last N
+     * periods, when longer: a confirmed scale-out is sized on their peak), oldest first.
+     */
     recommendations: z.array(z.tuple([z.number(), z.number().int().min(0)])),
   })
   .strict();

@@ -44,6 +44,18 @@ const SCENARIOS: Scenario[] = [
     message: 'Scale out from 10 to 15 instances: invocationsPerInstance at 150 is 1.50x its target of 100.',
   },
   {
+    case: 'a breach sized on an earlier confirming period says so',
+    policy: three({ damping: { ...UNDAMPED, scaleOutBreaches: 2, scaleInBreaches: 2 } }),
+    start: 10,
+    ticks: [
+      { t: 0, values: v(150) },
+      { t: 1, values: v(130) },
+    ],
+    reasons: ['ScaleOutBreach', 'BreachPeak'],
+    message:
+      'Scale out from 10 to 15 instances: invocationsPerInstance at 130 is 1.30x its target of 100; sized on the highest proposal of the last 2 breaching periods.',
+  },
+  {
     case: 'a hold in band says so',
     policy: three(),
     start: 10,

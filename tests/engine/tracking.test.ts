@@ -1,12 +1,13 @@
 /**
  * Multi-signal target tracking: each proportional signal proposes ceil(capacity x value /
  * target); any breaching signal may scale out, scale-in needs every signal below its band, and
- * the largest proposal wins. Damping is off (UNDAMPED) so one decision shows the raw math.
+ * the largest proposal wins. Damping is off (UNDAMPED) so one decision shows the raw math. A
+ * breach confirmed over N periods is sized on the highest proposal of those periods.
  */
 import { describe, expect, it } from 'vitest';
 import { decide } from '#shared/engine/decide.ts';
 import { ceilCapacity } from '#shared/engine/signals.ts';
-import { at, snapshot, targetPolicy, UNDAMPED } from './harness.ts';
+import { at, runTimeline, snapshot, type Tick, targetPolicy, UNDAMPED } from './harness.ts';
 
 const policy = targetPolicy({
   scaling: { minCapacity: 1, maxCapacity: 200 },
@@ -134,6 +135,77 @@ describe('the instances a per-instance value describes', () => {
   ])('$case', ({ spec, expected }) => {
     const { decision } = decide(undefined, snapshot({ now: at(0), ...spec }), one, at(0));
     expect([decision.desiredCapacity, decision.reasons]).toEqual(expected);
+  });
+});
+
+describe('a confirmed breach is sized on its peak (N = 2 unless stated)', () => {
+  const confirmed = (damping: Record<string, unknown> = {}) =>
+    targetPolicy({
+      scaling: { minCapacity: 1, maxCapacity: 200 },
+      damping: { ...UNDAMPED, scaleOutBreaches: 2, scaleInBreaches: 2, ...damping },
+      panic: { enabled: false },
+    });
+  const inv = (invocationsPerInstance: number) => ({ invocationsPerInstance });
+  it.each<{ case: string; damping?: Record<string, unknown>; start: number; ticks: Tick[] }>([
+    {
+      case: 'a ramp that dips in its last confirming period is covered at its peak: 28 x 1.41 -> 40, not 28 x 1.33 -> 38',
+      start: 28,
+      ticks: [
+        { t: 0, values: inv(141), expect: [28, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, values: inv(133), expect: [40, ['ScaleOutBreach', 'BreachPeak']] },
+      ],
+    },
+    {
+      case: 'a rising breach is sized on its newest period and needs no BreachPeak',
+      start: 10,
+      ticks: [
+        { t: 0, values: inv(120), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, values: inv(150), expect: [15, ['ScaleOutBreach']] },
+      ],
+    },
+    {
+      case: 'a breach that lapsed does not size the next one, however long the window',
+      damping: { scaleInStabilizationSeconds: 600 },
+      start: 10,
+      ticks: [
+        { t: 0, values: inv(300), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, values: inv(100), expect: [10, ['WithinBand']] },
+        { t: 2, values: inv(130), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 3, values: inv(130), expect: [13, ['ScaleOutBreach']] },
+      ],
+    },
+    {
+      case: 'only the last N periods of a longer breach count: the 25 of t0 is two periods old at t2',
+      damping: { scaleInStabilizationSeconds: 600 },
+      start: 20,
+      ticks: [
+        // 10 of 20 are ready throughout: at t1 the 10 still starting cover the proposal of 18.
+        { t: 0, ready: 10, values: inv(250), expect: [20, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, ready: 10, values: inv(180), expect: [20, ['CapacityPending']] },
+        { t: 2, ready: 10, values: inv(210), expect: [21, ['ScaleOutBreach']] },
+      ],
+    },
+    {
+      case: 'with N = 3 and a one-period stabilization window, all three confirming periods are kept',
+      damping: { scaleOutBreaches: 3, scaleInBreaches: 3, scaleInStabilizationSeconds: 60 },
+      start: 10,
+      ticks: [
+        { t: 0, values: inv(150), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, values: inv(140), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 2, values: inv(120), expect: [15, ['ScaleOutBreach', 'BreachPeak']] },
+      ],
+    },
+    {
+      case: 'the peak still passes the step limit: 30 asked, +7 allowed',
+      damping: { stepUp: { instances: 7, percent: 0 } },
+      start: 10,
+      ticks: [
+        { t: 0, values: inv(300), expect: [10, ['ScaleOutAwaitingBreaches']] },
+        { t: 1, values: inv(150), expect: [17, ['ScaleOutBreach', 'BreachPeak', 'StepLimitUp']] },
+      ],
+    },
+  ])('$case', ({ damping, start, ticks }) => {
+    expect(runTimeline(confirmed(damping), start, ticks).outcomes).toEqual(ticks.map((t) => t.expect));
   });
 });
 
