@@ -276,7 +276,9 @@ const targetCommon = {
   onConflictingScaler: z
     .enum(['refuse', 'suspend'])
     .default('refuse')
-    .describe('What to do when Application Auto Scaling policies already manage the target.'),
+    .describe(
+      "What to do when other scaling policies already manage the target (Application Auto Scaling on SageMaker targets, EC2 Auto Scaling on groups): refuse changes nothing; suspend suspends their dynamic scaling (the AlarmNotification process on a group), then acts. A group's predictive scaling in ForecastAndScale mode is refused either way.",
+    ),
 };
 
 export const TargetSchema = z.discriminatedUnion('kind', [
