@@ -21,7 +21,7 @@ import { numberOption, parseOptions } from './options.ts';
 /** The bundled example, found from this file so the command works from any folder. */
 export const EXAMPLE_POLICY = fileURLToPath(new URL('../../examples/policy.yaml', import.meta.url));
 
-const OPTIONS = {
+export const OPTIONS = {
   trace: { type: 'string' },
   policy: { type: 'string' },
   target: { type: 'string' },

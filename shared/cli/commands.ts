@@ -6,28 +6,61 @@ import type { Command } from './io.ts';
 
 export interface CommandEntry {
   summary: string;
+  /** What `governor COMMAND --help` prints: usage, every option and its default. */
+  help: string;
   load: () => Promise<Command>;
 }
+
+const BACKTEST_HELP = `usage: governor backtest --trace FILE [options]
+
+Replays a trace (CSV: minute|second,requests[,input_tokens,output_tokens]) through Governor's
+policy and the baselines against a simulated GPU fleet, and prints one row per policy.
+Every scenario option defaults to the reference scenario (docs/backtest.md).
+
+  --trace FILE              the trace (required)
+  --policy FILE             policy file (default: the bundled examples/policy.yaml)
+  --target ID               which target of the policy file (default: the first)
+  --peak-instances N        instances the busiest minute needs (default 40)
+  --slo-utilization U       utilization at which p95 reaches the SLO, 0.01-0.99 (default 0.8)
+  --slo-ms MS               p95 SLO of the latency curve (default: the policy's, else 2000)
+  --cold-start MIN          minutes a new instance needs to serve (default 8)
+  --warm-start MIN          minutes a warm-pool instance needs to serve (default 1)
+  --metric-delay MIN        minutes CloudWatch takes to deliver a datapoint (default 1)
+  --price USD               price per instance-hour (default 1.52)
+  --token-work              work per request from tokens (needs token columns)
+  --output-token-weight W   with --token-work: one output token = W input tokens (default 5)
+  --noise-seed N            Poisson noise on the counts, reproducible by seed (default: none)
+  --warm-pool N             a fixed warm pool of N stopped instances for governor (default 0)
+  --json FILE               write the machine-readable result
+  --html FILE               write the self-contained HTML report
+  --help                    this text
+
+Bad input is one line on stderr and exit 2.`;
 
 export const COMMANDS: Record<string, CommandEntry> = {
   validate: {
     summary: 'validate FILE...          check policy files; exit 2 with one line per problem',
+    help: 'usage: governor validate FILE... (YAML or JSON policy files)\n\nExit 0 and one summary line per valid file; exit 2 and one line per problem (path, what is wrong, the fix).',
     load: async () => (await import('./validate.ts')).validateCommand,
   },
   schema: {
     summary: 'schema [--write FILE]     print (or write) the policy file JSON Schema',
+    help: 'usage: governor schema [--write FILE]\n\nPrints the policy file JSON Schema (generated from the zod schema), or writes it to FILE.',
     load: async () => (await import('./schema.ts')).schemaCommand,
   },
   invoke: {
     summary: 'invoke evaluate --event FILE [--shadow] [--policy FILE]  run the evaluate handler on an event',
+    help: 'usage: governor invoke evaluate --event FILE [--shadow] [--policy FILE] [--now ISO|event]\n\nRuns the evaluate handler in-process on a recorded event. --shadow prints the decision record and changes nothing; with AWS_ENDPOINT_URL set (moto) it reads and acts on that endpoint.',
     load: async () => (await import('./invoke.ts')).invokeCommand,
   },
   backtest: {
     summary: 'backtest --trace FILE     replay a trace through every policy; table, --json, --html',
+    help: BACKTEST_HELP,
     load: async () => (await import('./backtest.ts')).backtestCommand,
   },
   forecast: {
     summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',
+    help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).',
     load: async () => (await import('./forecast.ts')).forecastCommand,
   },
 };

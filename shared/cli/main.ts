@@ -4,7 +4,14 @@ import { type CliIo, EXIT, UsageError } from './io.ts';
 
 export function usage(): string {
   const lines = Object.values(COMMANDS).map((c) => `  governor ${c.summary}`);
-  return ['usage: governor <command> [options]', '', 'commands:', ...lines].join('\n');
+  return [
+    'usage: governor <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    "governor <command> --help lists a command's options.",
+  ].join('\n');
 }
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -17,6 +24,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (!entry) {
     io.stderr(`governor: unknown command "${name}"; run "governor --help" for the list`);
     return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(entry.help);
+    return EXIT.ok;
   }
   try {
     return await (await entry.load())(rest, io);
