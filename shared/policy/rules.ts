@@ -42,6 +42,13 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
       'is 0 but scaleToZero is false: set minCapacity to 1 or more, or scaleToZero: true',
     );
   }
+  if (scaling.scaleToZero && scaling.minCapacity > 0) {
+    // minCapacity is a hard bound the engine always clamps to, so zero would never be reached.
+    add(
+      [...at, 'scaling', 'minCapacity'],
+      `is ${scaling.minCapacity} but scaleToZero is true: the target can never reach zero; set minCapacity to 0, or scaleToZero: false`,
+    );
+  }
   if (scaling.scaleToZero && !scaling.activation) {
     add(
       [...at, 'scaling', 'activation'],

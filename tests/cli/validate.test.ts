@@ -115,6 +115,12 @@ const INVALID: { file: string; lines: string[] }[] = [
     lines: ['targets[0].warmPool.minSize (4) is greater than maxSize (2): lower minSize or raise maxSize'],
   },
   {
+    file: 'invalid-scale-to-zero-with-min-capacity.yaml',
+    lines: [
+      'targets[0].scaling.minCapacity is 1 but scaleToZero is true: the target can never reach zero; set minCapacity to 0, or scaleToZero: false',
+    ],
+  },
+  {
     file: 'invalid-warm-pool-on-sagemaker-without-forecast.yaml',
     lines: [
       'targets[0].warmPool needs forecast on kind sagemaker-variant: SageMaker keeps no warm pool, so Governor keeps standby headroom above the forecast floor; add a forecast section, or remove warmPool',

@@ -83,9 +83,11 @@ describe('scaling bounds', () => {
       expected: [],
     },
     {
-      case: 'scaleToZero with minCapacity 1 is valid (zero only when idle, one otherwise)',
+      case: 'scaleToZero with minCapacity 1 is refused: the min clamp would never let it reach zero',
       target: component({ scaling: { ...zero, minCapacity: 1 } }),
-      expected: [],
+      expected: [
+        'targets[0].scaling.minCapacity is 1 but scaleToZero is true: the target can never reach zero; set minCapacity to 0, or scaleToZero: false',
+      ],
     },
   ])('$case', ({ target, expected }) => {
     expect(lines(target)).toEqual(expected);
