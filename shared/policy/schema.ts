@@ -128,7 +128,9 @@ export const DampingSchema = z
       .int()
       .min(0)
       .default(120)
-      .describe('After a scale-out, only a larger scale-out may follow within this time.'),
+      .describe(
+        'After a scale-out, only a scale-out step at least as large may follow within this time (panic scales at once; a scale-in ends it).',
+      ),
     scaleInCooldownSeconds: z
       .number()
       .int()
@@ -180,7 +182,9 @@ export const ScalingSchema = z
     scaleToZero: z
       .boolean()
       .default(false)
-      .describe('Allow capacity 0 (inference components and Auto Scaling groups only).'),
+      .describe(
+        'Allow capacity 0 (inference components and Auto Scaling groups only; needs minCapacity 0 and activation).',
+      ),
     activation: ActivationSchema.optional(),
   })
   .strict();
