@@ -1,6 +1,6 @@
 /**
  * The limiting steps applied after the raw recommendation, in this order: forecast floor,
- * zero floor, step limits, min/max clamp. Each returns the new capacity and the reason it left
+ * step limits, min/max clamp (decide.ts applyLimits). Each returns the new capacity and the reason it left
  * (or null when it changed nothing), so the decision explains every step that shaped it. Also
  * the window of past recommendations that stabilization and breach sizing read.
  */
