@@ -126,13 +126,19 @@ export function signalSource(t: TargetPolicy, s: Signal): MetricSource | null {
 }
 
 /**
- * Sources of the activation total (scale from and to zero), summed per minute. An inference
+ * Sources of the activation total (scale from and to zero), summed per minute: the policy's
+ * `activation.cloudwatch` when it names one, else an inference component's requests. An inference
  * component at zero copies rejects requests, which SageMaker counts as
- * NoCapacityInvocationFailures, so both counts together are the demand.
+ * NoCapacityInvocationFailures, so both counts together are the demand. Null: no source.
  */
 export function activationSources(t: TargetPolicy): MetricSource[] | null {
   const a = t.scaling.activation;
   if (!a || !t.scaling.scaleToZero) return [];
+  if (a.cloudwatch) {
+    // The operator's total (a queue's backlog, a gateway's request count), taken as it is.
+    const { namespace, metricName, dimensions, statistic } = a.cloudwatch;
+    return [{ namespace, metricName, dimensions, statistic, scale: 1 }];
+  }
   if (t.kind !== 'sagemaker-inference-component' || a.metric !== 'invocations') return null;
   const dimensions = targetDimensions(t, false);
   return ['Invocations', 'NoCapacityInvocationFailures'].map((metricName) => ({
@@ -175,10 +181,17 @@ export function sourceProblems(targets: readonly TargetPolicy[]): SourceProblem[
         });
       }
     });
+    const cw = t.scaling.activation?.cloudwatch;
+    if (cw && !STATISTIC.test(cw.statistic)) {
+      problems.push({
+        path: `targets[${i}].scaling.activation.cloudwatch.statistic`,
+        message: `"${cw.statistic}" is not a CloudWatch statistic: use Average, Sum, Minimum, Maximum, SampleCount or pNN`,
+      });
+    }
     if (activationSources(t) === null) {
       problems.push({
-        path: `targets[${i}].scaling.activation.metric`,
-        message: `"${t.scaling.activation?.metric}" has no CloudWatch source for kind ${t.kind}: only an inference component's "invocations" can wake a target from zero`,
+        path: `targets[${i}].scaling.activation.cloudwatch`,
+        message: `is required for activation metric "${t.scaling.activation?.metric}" on kind ${t.kind}: no built-in metric carries the total, so name the namespace, metricName and dimensions (only an inference component's "invocations" has one)`,
       });
     }
   });

@@ -172,6 +172,9 @@ export const ActivationSchema = z
       .min(0)
       .describe('Scale from zero when the metric is above this; scale to zero only at or below it.'),
     staleAfterSeconds: positiveSeconds().default(180),
+    cloudwatch: CloudWatchSourceSchema.optional().describe(
+      "Where the total lives (for example an SQS queue's ApproximateNumberOfMessagesVisible, Maximum). Needed for every activation but an inference component's invocations.",
+    ),
   })
   .strict();
 

@@ -159,6 +159,23 @@ describe('signalSource: the CloudWatch metric behind each signal', () => {
   });
 });
 
+/** Scale to zero on an SQS queue's backlog: the total the operator names for activation. */
+const queueActivation = (statistic = 'Maximum') => ({
+  minCapacity: 0,
+  maxCapacity: 4,
+  scaleToZero: true,
+  activation: {
+    metric: 'queueDepth',
+    threshold: 0,
+    cloudwatch: {
+      namespace: 'AWS/SQS',
+      metricName: 'ApproximateNumberOfMessagesVisible',
+      dimensions: { QueueName: 'batch-jobs' },
+      statistic,
+    },
+  },
+});
+
 describe('sourceProblems: runtime rules checked when the policy loads', () => {
   it.each([
     {
@@ -198,7 +215,19 @@ describe('sourceProblems: runtime rules checked when the policy loads', () => {
         }),
       ],
       problems: [
-        'targets[0].scaling.activation.metric "queueDepth" has no CloudWatch source for kind ec2-asg: only an inference component\'s "invocations" can wake a target from zero',
+        'targets[0].scaling.activation.cloudwatch is required for activation metric "queueDepth" on kind ec2-asg: no built-in metric carries the total, so name the namespace, metricName and dimensions (only an inference component\'s "invocations" has one)',
+      ],
+    },
+    {
+      case: 'a group wakes from zero on a total it names (an SQS backlog)',
+      targets: [groupTarget({ scaling: queueActivation() })],
+      problems: [],
+    },
+    {
+      case: 'an activation override with an unknown statistic is rejected too',
+      targets: [groupTarget({ scaling: queueActivation('Mean') })],
+      problems: [
+        'targets[0].scaling.activation.cloudwatch.statistic "Mean" is not a CloudWatch statistic: use Average, Sum, Minimum, Maximum, SampleCount or pNN',
       ],
     },
     {
@@ -222,6 +251,20 @@ describe('queries', () => {
       'q3 embedder Invocations Sum',
       'q4 embedder NoCapacityInvocationFailures Sum',
       'q5 batch-gpu nvidia_smi_utilization_gpu Average',
+    ]);
+  });
+
+  it('queries the activation total a group names, once, as it is', () => {
+    const [t] = policyOf(groupTarget({ scaling: queueActivation() })).targets;
+    const activation = buildQueries([t!]).filter((q) => q.role.kind === 'activation');
+    expect(activation.map((q) => q.source)).toEqual([
+      {
+        namespace: 'AWS/SQS',
+        metricName: 'ApproximateNumberOfMessagesVisible',
+        dimensions: { QueueName: 'batch-jobs' },
+        statistic: 'Maximum',
+        scale: 1,
+      },
     ]);
   });
 

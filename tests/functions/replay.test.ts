@@ -469,6 +469,58 @@ targets:
   });
 });
 
+describe('a group scaled to zero that wakes on the backlog it names', () => {
+  const policy = `version: 1
+targets:
+  - id: batch-gpu
+    kind: ec2-asg
+    region: us-east-1
+    autoScalingGroupName: batch-gpu-asg
+    scaling:
+      minCapacity: 0
+      maxCapacity: 10
+      scaleToZero: true
+      activation:
+        metric: queueDepth
+        threshold: 0
+        cloudwatch:
+          namespace: AWS/SQS
+          metricName: ApproximateNumberOfMessagesVisible
+          dimensions: { QueueName: batch-jobs }
+          statistic: Maximum
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+`;
+  const tick = { ...(eventFile('scheduler-tick') as object), id: 'z1', time: '2025-06-02T12:00:30Z' };
+
+  it.each([
+    {
+      case: 'a backlog of 12 messages wakes it to one instance',
+      backlog: 12,
+      desired: 1,
+      reason: 'ActivationFromZero',
+    },
+    { case: 'an empty queue keeps it at zero', backlog: 0, desired: 0, reason: 'IdleAtZero' },
+  ])('$case', async ({ backlog, desired, reason }) => {
+    const h = harness();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, policy);
+    h.metricValues.ApproximateNumberOfMessagesVisible = backlog;
+    const group = fakeGroup(h.mocks.asg, 'batch-gpu-asg', { desired: 0, ready: 0, policies: [] });
+    const [record] = (await h.evaluate(tick, at('12:00:30'))).records;
+    expect(record?.decision?.reasons).toContain(reason);
+    expect(group.desired).toBe(desired);
+    const query = h.mocks.cw
+      .commandCalls(GetMetricDataCommand)[0]!
+      .args[0].input.MetricDataQueries!.find(
+        (q) => q.MetricStat?.Metric?.MetricName === 'ApproximateNumberOfMessagesVisible',
+      );
+    expect(query?.MetricStat).toMatchObject({
+      Metric: { Namespace: 'AWS/SQS', Dimensions: [{ Name: 'QueueName', Value: 'batch-jobs' }] },
+      Stat: 'Maximum',
+    });
+  });
+});
+
 describe('the policy from SSM', () => {
   it('an invalid update keeps the last good policy, logs every problem and counts a load failure', async () => {
     const h = harness();
