@@ -1,6 +1,12 @@
-/** `governor validate FILE...`: exit 0 with a summary per valid file, 2 with one line per problem. */
+/**
+ * `governor validate FILE...`: exit 0 with a summary per valid file, 2 with one line per problem.
+ * It checks what the Lambda functions check when they load the policy: the schema, the
+ * cross-field rules and the CloudWatch source rules (sourceProblems), so a file that passes here
+ * is not refused after a deploy.
+ */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { sourceProblems } from '../control/sources.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
@@ -30,10 +36,11 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
       continue;
     }
     const result = parsePolicyText(text);
-    if (result.ok) {
+    const problems = result.ok ? sourceProblems(result.policy.targets) : result.problems;
+    if (result.ok && problems.length === 0) {
       io.stdout(`${file}: ${summarize(result.policy)}`);
     } else {
-      for (const problem of result.problems) io.stderr(`${file}: ${formatProblem(problem)}`);
+      for (const problem of problems) io.stderr(`${file}: ${formatProblem(problem)}`);
       worst = EXIT.usage;
     }
   }

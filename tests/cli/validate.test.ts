@@ -115,6 +115,12 @@ const INVALID: { file: string; lines: string[] }[] = [
     lines: ['targets[0].warmPool.minSize (4) is greater than maxSize (2): lower minSize or raise maxSize'],
   },
   {
+    file: 'invalid-group-signal-without-source.yaml',
+    lines: [
+      'targets[0].signals[0].cloudwatch is required for queueDepthPerInstance on kind ec2-asg: no built-in metric carries it, so name the namespace, metricName and dimensions',
+    ],
+  },
+  {
     file: 'invalid-scale-to-zero-with-min-capacity.yaml',
     lines: [
       'targets[0].scaling.minCapacity is 1 but scaleToZero is true: the target can never reach zero; set minCapacity to 0, or scaleToZero: false',
