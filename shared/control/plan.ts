@@ -21,7 +21,16 @@ import type { TargetPolicy } from '../policy/schema.ts';
 import type { Mode } from './config.ts';
 import { type Conflict, conflictMessage, refusal } from './conflicts.ts';
 
-export type Outcome = 'shadow' | 'killed' | 'applied' | 'deferred' | 'started' | 'failed' | 'refused';
+/** `held`: the decision was a hold (nothing to change); `applied`: a change was made. */
+export type Outcome =
+  | 'shadow'
+  | 'killed'
+  | 'held'
+  | 'applied'
+  | 'deferred'
+  | 'started'
+  | 'failed'
+  | 'refused';
 
 export interface PlanContext {
   mode: Mode;
@@ -69,7 +78,7 @@ export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanConte
   if (refused) return record('refused', refused);
   // Past the refusal, a conflict means onConflictingScaler: suspend and a scaler it stops.
   const suspend = ctx.conflict !== null;
-  if (!change) return record('applied', 'hold: nothing to change', true, suspend);
+  if (!change) return record('held', 'hold: nothing to change', true, suspend);
   const periodMs = target.damping.periodSeconds * 1000;
   if (ctx.lastChangeAt !== null && ctx.now - ctx.lastChangeAt < periodMs * SAME_PERIOD_FRACTION) {
     const ago = Math.round((ctx.now - ctx.lastChangeAt) / 1000);

@@ -232,7 +232,7 @@ describe('planFor: what happens to a decision', () => {
       d: decision('hold'),
       t: variant,
       c: ctx({ status: 'Updating' }),
-      plan: { kind: 'record', outcome: 'applied', persist: true },
+      plan: { kind: 'record', outcome: 'held', persist: true },
     },
     {
       case: 'a variant change starts the state machine',
@@ -274,7 +274,7 @@ describe('planFor: what happens to a decision', () => {
       d: decision('hold'),
       t: group,
       c: ctx({ conflict: groupConflictOf(groupPolicies) }),
-      plan: { kind: 'record', outcome: 'applied', suspend: true },
+      plan: { kind: 'record', outcome: 'held', suspend: true },
     },
     {
       case: 'a group scaled by its own policies with refuse is refused without persisting the change',

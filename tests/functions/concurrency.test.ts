@@ -162,7 +162,7 @@ describe(`${EVALUATIONS} concurrent evaluations of one target`, () => {
     expect(starts).toHaveLength(1);
     expect(starts[0]).toMatchObject({ previousCapacity: 2, desiredCapacity: 5 });
     expect(state.pending).toMatchObject({ decisionId: starts[0].decisionId, desiredCapacity: 5 });
-    const holds = records.filter((r) => r.outcome === 'applied');
+    const holds = records.filter((r) => r.outcome === 'held');
     expect(holds.every((r) => r.decision?.reasons[0] === 'CapacityPending')).toBe(true);
     expect(state.version).toBe(holds.length + 1);
   });

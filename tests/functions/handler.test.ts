@@ -78,7 +78,7 @@ describe('the evaluate Lambda handler', () => {
     expect(summary).toMatchObject({
       eventId: '5e0f4c1a-7b52-4f5e-9c1d-2f7a8e6b9d01',
       ignored: null,
-      decisions: [{ targetId: 'chat-llm', outcome: 'applied' }],
+      decisions: [{ targetId: 'chat-llm', outcome: 'held' }],
     });
     const sets = emf().flatMap((e) =>
       e._aws.CloudWatchMetrics.map(
@@ -90,7 +90,7 @@ describe('the evaluate Lambda handler', () => {
       expect.stringMatching(/^TargetId\+Reason: Decisions$/),
       'service: SuccessfulEvaluations EvaluationLatency',
     ]);
-    const decisionLine = output.find((l) => l.includes('"decision chat-llm: applied"'));
+    const decisionLine = output.find((l) => l.includes('"decision chat-llm: held"'));
     expect(JSON.parse(decisionLine!)).toMatchObject({
       level: 'INFO',
       service: 'governor',

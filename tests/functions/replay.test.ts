@@ -83,7 +83,7 @@ describe('a replayed sequence of events', () => {
       file: 'alarm-chat-llm-latency',
       now: at('12:00:50'),
       calls: ['SSM.GetParameter', ...READS, 'DynamoDB.Get', 'DynamoDB.Update', 'DynamoDB.Put'],
-      outcome: ['chat-llm:applied'],
+      outcome: ['chat-llm:held'],
     },
   ])('$case', async ({ file, now, calls, outcome, ignored }) => {
     const report = await h.evaluate(eventFile(file), now);
@@ -151,7 +151,7 @@ describe('a replayed sequence of events', () => {
     });
     expect(h.table.audits().map((a) => [a.sk, a.outcome, a.expiresAt])).toEqual([
       ['DECISION#2025-06-02T12:00:30.000Z#d1', 'started', at('12:00:30') / 1000 + 30 * 86_400],
-      ['DECISION#2025-06-02T12:00:50.000Z#d2', 'applied', at('12:00:50') / 1000 + 30 * 86_400],
+      ['DECISION#2025-06-02T12:00:50.000Z#d2', 'held', at('12:00:50') / 1000 + 30 * 86_400],
     ]);
   });
 });
@@ -278,7 +278,7 @@ describe('one storm tick under each condition', () => {
         return h;
       },
       calls: [...FIRST, 'DynamoDB.Get', 'DynamoDB.Update', 'DynamoDB.Put'],
-      outcome: 'applied',
+      outcome: 'held',
     },
   ])('$case', async ({ setup, calls, outcome }) => {
     const h = setup();
@@ -449,7 +449,7 @@ targets:
     const second = await h.evaluate(tickAt('t2', '12:01:30'), at('12:01:30'));
     expect(h.takeCalls()).not.toContain('AutoScaling.SuspendProcesses');
     expect(second.records[0]).toMatchObject({
-      outcome: 'applied',
+      outcome: 'held',
       suspended: null,
       inputs: { conflict: null },
     });
@@ -531,7 +531,7 @@ describe('the policy from SSM', () => {
     );
     const tick2 = { ...(eventFile('scheduler-tick') as object), id: 'tick-2', time: '2025-06-02T12:01:30Z' };
     const report = await h.evaluate(tick2, at('12:01:31'));
-    expect(report.records.map((r) => r.outcome)).toEqual(['applied']);
+    expect(report.records.map((r) => r.outcome)).toEqual(['held']);
     expect(h.telemetry.policyFailures).toEqual([
       [
         '/governor/policy: targets[0].scaling.maxCapacity must be at least 1',
@@ -578,6 +578,6 @@ describe('the policy from SSM', () => {
     await expect(h.evaluate(eventFile('scheduler-tick'), at('12:00:30'))).rejects.toThrow();
     h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY);
     const report = await h.evaluate(eventFile('scheduler-tick'), at('12:01:31'));
-    expect(report.records.map((r) => r.outcome)).toEqual(['applied']);
+    expect(report.records.map((r) => r.outcome)).toEqual(['held']);
   });
 });

@@ -187,7 +187,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
       next,
     );
     expect(report.records[0]).toMatchObject({
-      outcome: 'applied',
+      outcome: 'held',
       decision: { action: 'hold', reasons: ['WithinBand'] },
     });
     expect(await desired('chat-a')).toBe(5);
