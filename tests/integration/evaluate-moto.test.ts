@@ -22,8 +22,6 @@ import {
 } from '@aws-sdk/client-application-auto-scaling';
 import {
   AutoScalingClient,
-  CreateAutoScalingGroupCommand,
-  CreateLaunchConfigurationCommand,
   DescribeAutoScalingGroupsCommand,
   PutScalingPolicyCommand as PutGroupScalingPolicyCommand,
 } from '@aws-sdk/client-auto-scaling';
@@ -43,6 +41,7 @@ import { CONFIG, captureTelemetry } from '../functions/support.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,
+  createDemoGroup,
   createStateTable,
   type MotoServer,
   motoGate,
@@ -250,25 +249,9 @@ describe.skipIf(!gate.available)('the evaluate function on moto, with groups tha
     );
     await putStringParameter(ssm, CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off');
     asg = new AutoScalingClient(config);
-    await asg.send(
-      new CreateLaunchConfigurationCommand({
-        LaunchConfigurationName: 'batch-lc',
-        ImageId: 'ami-12c6146b',
-        InstanceType: 'g4dn.xlarge',
-      }),
-    );
     const cw = new CloudWatchClient(config);
     for (const name of ['batch-a', 'batch-b']) {
-      await asg.send(
-        new CreateAutoScalingGroupCommand({
-          AutoScalingGroupName: name,
-          LaunchConfigurationName: 'batch-lc',
-          MinSize: 1,
-          MaxSize: 10,
-          DesiredCapacity: 2,
-          AvailabilityZones: ['us-east-1a'],
-        }),
-      );
+      await createDemoGroup(asg, name, 2, 10);
       // Both groups are already scaled by CPU target tracking.
       await asg.send(
         new PutGroupScalingPolicyCommand({

@@ -22,12 +22,7 @@ import {
   PutScheduledActionCommand,
   RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
-import {
-  AutoScalingClient,
-  CreateAutoScalingGroupCommand,
-  CreateLaunchConfigurationCommand,
-  DescribeWarmPoolCommand,
-} from '@aws-sdk/client-auto-scaling';
+import { AutoScalingClient, DescribeWarmPoolCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -42,6 +37,7 @@ import { captureForecastTelemetry, dailyDemand, eventFile } from '../forecast-aw
 import {
   awsTestConfig,
   createDemoEndpoint,
+  createDemoGroup,
   createStateTable,
   type MotoServer,
   motoGate,
@@ -140,23 +136,7 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
       );
     }
     asg = new AutoScalingClient(config);
-    await asg.send(
-      new CreateLaunchConfigurationCommand({
-        LaunchConfigurationName: 'batch-gpu-lc',
-        ImageId: 'ami-12c6146b',
-        InstanceType: 'g4dn.xlarge',
-      }),
-    );
-    await asg.send(
-      new CreateAutoScalingGroupCommand({
-        AutoScalingGroupName: 'batch-gpu-asg',
-        LaunchConfigurationName: 'batch-gpu-lc',
-        MinSize: 1,
-        MaxSize: 20,
-        DesiredCapacity: 2,
-        AvailabilityZones: ['us-east-1a'],
-      }),
-    );
+    await createDemoGroup(asg, 'batch-gpu-asg', 2);
     const cw = new CloudWatchClient(config);
     await putHistory(cw, 'AWS/SageMaker', 'Invocations', {
       EndpointName: 'chat-llm-prod',

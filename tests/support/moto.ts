@@ -17,6 +17,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import {
+  type AutoScalingClient,
+  CreateAutoScalingGroupCommand,
+  CreateLaunchConfigurationCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { type CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -219,6 +224,35 @@ export async function createDemoEndpoint(
   );
   await client.send(
     new CreateEndpointCommand({ EndpointName: endpointName, EndpointConfigName: `${endpointName}-config` }),
+  );
+}
+
+/**
+ * An Auto Scaling group of g4dn instances in us-east-1a, from a launch configuration of its own
+ * (moto takes any AMI id), at `desired` instances between 1 and `max`.
+ */
+export async function createDemoGroup(
+  client: AutoScalingClient,
+  name: string,
+  desired: number,
+  max = 20,
+): Promise<void> {
+  await client.send(
+    new CreateLaunchConfigurationCommand({
+      LaunchConfigurationName: `${name}-lc`,
+      ImageId: 'ami-12c6146b',
+      InstanceType: 'g4dn.xlarge',
+    }),
+  );
+  await client.send(
+    new CreateAutoScalingGroupCommand({
+      AutoScalingGroupName: name,
+      LaunchConfigurationName: `${name}-lc`,
+      MinSize: 1,
+      MaxSize: max,
+      DesiredCapacity: desired,
+      AvailabilityZones: ['us-east-1a'],
+    }),
   );
 }
 
