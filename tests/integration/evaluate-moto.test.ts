@@ -71,6 +71,32 @@ ${endpoints
   .join('\n')}
 `;
 
+/**
+ * The evaluate function wired to moto through the real SDK and the stack's SSM policy source.
+ * `direct`: SageMaker changes are applied with the calls the state machine makes, since moto runs
+ * one execution per region (getmoto/moto#10077).
+ */
+function motoEvaluator(
+  endpoint: string,
+  telemetry: ReturnType<typeof captureTelemetry>,
+  o = { direct: false },
+) {
+  const clients = createClients({
+    region: TEST_REGION,
+    endpoint,
+    credentials: TEST_CREDENTIALS,
+    maxAttempts: 2,
+  });
+  const ports = { ...awsPorts(clients, CONFIG.STATE_TABLE_NAME) };
+  if (o.direct) ports.executions = directScaling(ports.sageMaker, TEST_REGION);
+  return createEvaluator({
+    config: CONFIG,
+    ports,
+    telemetry,
+    policy: ssmPolicySource(ports.parameters, CONFIG.POLICY_PARAMETER_NAME, 60, telemetry),
+  });
+}
+
 describe.skipIf(!gate.available)('the evaluate function on moto', () => {
   let moto: MotoServer;
   let sm: SageMakerClient;
@@ -120,20 +146,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
         });
       }
     }
-    const clients = createClients({
-      region: TEST_REGION,
-      endpoint: moto.endpoint,
-      credentials: TEST_CREDENTIALS,
-      maxAttempts: 2,
-    });
-    const ports = { ...awsPorts(clients, CONFIG.STATE_TABLE_NAME) };
-    ports.executions = directScaling(ports.sageMaker, TEST_REGION);
-    evaluate = createEvaluator({
-      config: CONFIG,
-      ports,
-      telemetry,
-      policy: ssmPolicySource(ports.parameters, CONFIG.POLICY_PARAMETER_NAME, 60, telemetry),
-    });
+    evaluate = motoEvaluator(moto.endpoint, telemetry, { direct: true });
   }, 60_000);
   afterAll(() => moto?.stop());
 
@@ -282,20 +295,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto, with groups tha
         );
       }
     }
-    const clients = createClients({
-      region: TEST_REGION,
-      endpoint: moto.endpoint,
-      credentials: TEST_CREDENTIALS,
-      maxAttempts: 2,
-    });
-    const telemetry = captureTelemetry();
-    const ports = awsPorts(clients, CONFIG.STATE_TABLE_NAME);
-    evaluate = createEvaluator({
-      config: CONFIG,
-      ports,
-      telemetry,
-      policy: ssmPolicySource(ports.parameters, CONFIG.POLICY_PARAMETER_NAME, 60, telemetry),
-    });
+    evaluate = motoEvaluator(moto.endpoint, captureTelemetry());
   }, 60_000);
   afterAll(() => moto?.stop());
 
