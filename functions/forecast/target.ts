@@ -208,7 +208,7 @@ function warmPlan(t: TargetPolicy, result: Forecast, history: readonly (number |
 const HISTORY_STEP_MINUTES = HISTORY_PERIOD_SECONDS / 60;
 
 /** SageMaker's standby headroom rides on every step of the floor, within maxCapacity. */
-export function withStandby(
+function withStandby(
   floor: ForecastFloor,
   warm: WarmCapacityPlan | undefined,
   max: number,

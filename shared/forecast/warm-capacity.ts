@@ -19,7 +19,7 @@ import { burstIncreases, leadTimeSpread, sizeWarmPool, type WarmPoolDecision } f
 
 export type WarmCapacityKind = 'warm-pool' | 'standby';
 
-export function warmCapacityKind(kind: TargetKind): WarmCapacityKind {
+function warmCapacityKind(kind: TargetKind): WarmCapacityKind {
   return kind === 'ec2-asg' ? 'warm-pool' : 'standby';
 }
 
