@@ -208,11 +208,7 @@ function warmPlan(t: TargetPolicy, result: Forecast, history: readonly (number |
 const HISTORY_STEP_MINUTES = HISTORY_PERIOD_SECONDS / 60;
 
 /** SageMaker's standby headroom rides on every step of the floor, within maxCapacity. */
-function withStandby(
-  floor: ForecastFloor,
-  warm: WarmCapacityPlan | undefined,
-  max: number,
-): ForecastFloor {
+function withStandby(floor: ForecastFloor, warm: WarmCapacityPlan | undefined, max: number): ForecastFloor {
   if (warm?.kind !== 'standby' || warm.size === 0) return floor;
   return {
     ...floor,
