@@ -4,7 +4,7 @@
  * the optional progress callback.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
-import { buildPolicies } from './policies/index.ts';
+import { buildPolicies, type PolicyName } from './policies/index.ts';
 import type { Policy } from './policies/types.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
 import { simulate } from './simulate.ts';
@@ -15,6 +15,8 @@ export interface BacktestInput {
   trace: Trace;
   target: TargetPolicy;
   options: ScenarioOptions;
+  /** Only these policies (default: every one of POLICY_NAMES the target allows). */
+  only?: readonly PolicyName[];
   /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
   onProgress?: (policy: string, done: number) => void;
 }
@@ -33,7 +35,9 @@ export function runBacktest(input: BacktestInput): BacktestResult {
   const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
   const oracle = oracleCapacity(workload.work, scenario.peakInstances, scenario.minCapacity);
   const oracleInstanceMinutes = oracle.reduce((a, b) => a + b, 0);
-  const policies = buildPolicies({ scenario, work: workload.work }, target);
+  const all = buildPolicies({ scenario, work: workload.work }, target);
+  const { only } = input;
+  const policies = only ? all.filter((p) => only.includes(p.name as PolicyName)) : all;
   const n = workload.work.length;
   const { onProgress } = input;
   const runs = policies.map((policy, i) => {

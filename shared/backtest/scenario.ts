@@ -3,6 +3,7 @@
  * (with the optional noise and token-aware work), the capacity of one instance, the initial
  * fleet and the oracle.
  */
+import { isLatencySignal, type TargetPolicy } from '../policy/schema.ts';
 import { withPoissonNoise } from './noise.ts';
 import { type Trace, TraceError } from './trace.ts';
 import type { Scenario } from './types.ts';
@@ -42,6 +43,18 @@ export const DEFAULT_SCENARIO: ScenarioOptions = {
   noiseSeed: null,
   warmPoolInstances: 0,
 };
+
+/** The p95 SLO of the policy's latency signal, so the simulated latency is in its terms. */
+export function policySloMs(target: TargetPolicy): number | undefined {
+  const latency = target.signals.find((s) => isLatencySignal(s) && s.metric === 'p95LatencyMs');
+  return latency && isLatencySignal(latency) ? latency.sloMs : undefined;
+}
+
+/** The reference scenario for a target: DEFAULT_SCENARIO with the SLO of its latency signal. */
+export const referenceScenario = (target: TargetPolicy): ScenarioOptions => ({
+  ...DEFAULT_SCENARIO,
+  sloMs: policySloMs(target) ?? DEFAULT_SCENARIO.sloMs,
+});
 
 /** What the simulator replays: counted requests, and the work they bring (same unit). */
 export interface Workload {

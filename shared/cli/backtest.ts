@@ -7,14 +7,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { boundNotes } from '../backtest/bounds.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
 import { runBacktest } from '../backtest/run.ts';
-import { DEFAULT_SCENARIO, type ScenarioOptions } from '../backtest/scenario.ts';
+import { DEFAULT_SCENARIO, policySloMs, type ScenarioOptions } from '../backtest/scenario.ts';
 import { formatTable, toJsonReport } from '../backtest/table.ts';
 import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
-import { isLatencySignal, type TargetPolicy } from '../policy/schema.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -89,12 +90,6 @@ async function loadTrace(file: string | undefined, cwd: string): Promise<Trace> 
   }
 }
 
-/** The p95 SLO of the policy's latency signal, so the simulated latency is in its terms. */
-function policySloMs(target: TargetPolicy): number | undefined {
-  const latency = target.signals.find((s) => isLatencySignal(s) && s.metric === 'p95LatencyMs');
-  return latency && isLatencySignal(latency) ? latency.sloMs : undefined;
-}
-
 export function scenarioOptions(values: Values, target: TargetPolicy): ScenarioOptions {
   const d = DEFAULT_SCENARIO;
   const utilization = numberOption(
@@ -166,6 +161,7 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
     bar?.done();
   }
   io.stdout(formatTable(result));
+  for (const note of boundNotes(result, target)) io.stderr(`note: ${note}`);
   if (values.json) await writeOutput(values.json, `${JSON.stringify(toJsonReport(result), null, 2)}\n`, io);
   if (values.html) {
     const { renderHtmlReport } = await import('../report/html.ts');

@@ -58,6 +58,30 @@ export const COMMANDS: Record<string, CommandEntry> = {
     help: BACKTEST_HELP,
     load: async () => (await import('./backtest.ts')).backtestCommand,
   },
+  suite: {
+    summary:
+      'suite [--policy FILE]     every trace under every scenario variant: governor against target tracking',
+    help: `usage: governor suite [options]
+
+Runs every bundled trace (traces/*.csv) under the reference scenario and under variants that move
+one knob each (cold start 4 and 15 min, 10 and 160 instances at peak, metric delay 2 min, Poisson
+noise seeds 1-5), Governor against AWS target tracking in every cell, in worker threads. A cell is
+a win when Governor costs no more and breaks the SLO in no more minutes, one of the two strictly
+less (docs/backtest.md, "The policy suite").
+
+  --policy FILE     policy file (default: the bundled examples/policy.yaml)
+  --target ID       which target of the policy file (default: the first)
+  --trace FILE      a trace to run instead of the bundled ones (repeat for several)
+  --variants LIST   comma-separated variant ids (default: all): ${'reference'}, cold-4, cold-15,
+                    peak-10, peak-160, delay-2, noise-1 .. noise-5
+  --workers N       worker threads (default: one per core; 0 runs in this thread)
+  --json FILE       write every cell's figures and verdict
+  --html FILE       write the self-contained HTML report
+  --help            this text
+
+Exit 0 when no cell is a loss, 1 when one is, 2 on bad input.`,
+    load: async () => (await import('./suite.ts')).suiteCommand,
+  },
   forecast: {
     summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',
     help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).',

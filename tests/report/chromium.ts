@@ -5,7 +5,7 @@
  * and says how to install it; a CI run (CI set) fails instead, as .ci/run installs it.
  */
 import { accessSync, constants } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -60,3 +60,25 @@ export function chromiumGate(
 
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+
+export interface OpenedPage {
+  page: Page;
+  /** Every URL the page asked for. */
+  requests: string[];
+  /** Console errors and uncaught page errors, as they came. */
+  errors: string[];
+}
+
+/** Opens a local file in a new 1280 x 900 page that records what it fetches and every error. */
+export async function openFile(browser: Browser, url: string): Promise<OpenedPage> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
+  await page.goto(url);
+  return { page, requests, errors };
+}

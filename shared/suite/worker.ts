@@ -1,0 +1,30 @@
+/**
+ * A suite worker thread: parses the policy once, each trace the first time a cell needs it, and
+ * runs the cells it is sent, one at a time, posting each result back (./pool.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Trace } from '../backtest/trace.ts';
+import { runCell } from './cell.ts';
+import { readTraceFile, targetFrom } from './load.ts';
+import type { CellTask, WorkerInit, WorkerReply } from './pool.ts';
+import { VARIANTS } from './variants.ts';
+
+const init = workerData as WorkerInit;
+const target = targetFrom(init.policyText, init.policyName, init.targetId);
+const traces = new Map<string, Trace>();
+
+parentPort!.on('message', (task: CellTask) => {
+  let reply: WorkerReply;
+  try {
+    let trace = traces.get(task.tracePath);
+    if (!trace) {
+      trace = readTraceFile(task.tracePath);
+      traces.set(task.tracePath, trace);
+    }
+    const variant = VARIANTS.find((v) => v.id === task.variant)!;
+    reply = { index: task.index, result: runCell(trace, target, variant) };
+  } catch (error) {
+    reply = { index: task.index, error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});
