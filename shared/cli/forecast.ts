@@ -48,7 +48,16 @@ export function formatEvaluation(traceName: string, e: Evaluation): string[] {
   const best = e.methods.find((m) => m.id === e.bestNaive)!;
   const gain = 100 * e.p90GainVsBestNaive;
   const verdict = `Governor's p90 pinball loss is ${Math.abs(gain).toFixed(1)} % ${gain >= 0 ? 'lower' : 'higher'} than the best naive baseline (${best.label}).`;
-  return [...head, ...rows, '', verdict];
+  return [...head, ...rows, '', fallbackLine(e), verdict];
+}
+
+/** How often Governor's forecast was a simpler forecaster's (Forecast.fallback), by kind. */
+export function fallbackLine(e: Evaluation): string {
+  const kinds = Object.entries(e.governorFallbacks).filter(([, n]) => (n ?? 0) > 0);
+  const total = kinds.reduce((sum, [, n]) => sum + (n ?? 0), 0);
+  if (total === 0) return `Governor used its seasonal model at all ${e.origins} origins (no fallback).`;
+  const detail = kinds.map(([kind, n]) => `${kind} ${n}`).join(', ');
+  return `Governor fell back to a simpler forecaster at ${total} of ${e.origins} origins (${detail}): its seasonal model had scored worse over the 24 h before.`;
 }
 
 export async function forecastCommand(args: string[], io: CliIo): Promise<number> {

@@ -13,7 +13,7 @@ import {
 import { forecast } from './forecast.ts';
 import { accumulate, emptyTotals, finish, type Scored, type Scores, type ScoreTotals } from './metrics.ts';
 import { BIN_MINUTES, BINS_PER_DAY, DAYS_PER_WEEK, toFiveMinuteRates } from './series.ts';
-import { ForecastInputError, type ForecastModel } from './types.ts';
+import { type ForecastFallback, ForecastInputError, type ForecastModel } from './types.ts';
 
 const P = BINS_PER_DAY;
 /** Origins every 6 hours: EC2 predictive scaling's refresh cadence, so it is never stale here. */
@@ -50,6 +50,8 @@ export interface Evaluation {
   p90GainVsBestNaive: number;
   /** How many origins each Governor model served (less than a week of history: 'daily'). */
   governorModels: Partial<Record<ForecastModel, number>>;
+  /** How many origins Governor's forecast fell back to a simpler forecaster (Forecast.fallback). */
+  governorFallbacks: Partial<Record<ForecastFallback['to'], number>>;
 }
 
 const LABELS: Record<MethodId, [string, MethodScores['quantiles']]> = {
@@ -70,7 +72,10 @@ interface Origin {
   historyDays: number;
 }
 
-function governorAt(o: Origin, models: Evaluation['governorModels']): Scored | null {
+function governorAt(
+  o: Origin,
+  tally: Pick<Evaluation, 'governorModels' | 'governorFallbacks'>,
+): Scored | null {
   const start = Math.max(0, (o.bin - o.historyDays * P) * BIN_MINUTES);
   const history = o.minutes.slice(start, o.bin * BIN_MINUTES);
   const result = forecast(history, {
@@ -79,7 +84,9 @@ function governorAt(o: Origin, models: Evaluation['governorModels']): Scored | n
     horizonMinutes: o.steps * BIN_MINUTES,
   });
   if (!result.ok) return null;
+  const { governorModels: models, governorFallbacks: fallbacks } = tally;
   models[result.model] = (models[result.model] ?? 0) + 1;
+  if (result.fallback) fallbacks[result.fallback.to] = (fallbacks[result.fallback.to] ?? 0) + 1;
   return { point: result.point, p50: result.quantiles.p50, p90: result.quantiles.p90 };
 }
 
@@ -121,14 +128,17 @@ export function evaluateForecasts(minutes: readonly number[], options: Evaluatio
     MethodId,
     ScoreTotals
   >;
-  const governorModels: Evaluation['governorModels'] = {};
+  const tally: Pick<Evaluation, 'governorModels' | 'governorFallbacks'> = {
+    governorModels: {},
+    governorFallbacks: {},
+  };
   const every = ORIGIN_EVERY_HOURS * 12;
   let origins = 0;
   let bin = firstBin;
   for (; bin + steps <= bins; bin += every) {
     const o: Origin = { minutes, rates, bin, steps, historyDays: options.historyDays };
     const actual = rates.subarray(bin, bin + steps);
-    const governor = governorAt(o, governorModels);
+    const governor = governorAt(o, tally);
     if (governor) accumulate(totals.governor, actual, governor);
     for (const [id, f] of Object.entries(baselinesAt(o))) accumulate(totals[id as MethodId], actual, f);
     origins++;
@@ -151,6 +161,6 @@ export function evaluateForecasts(minutes: readonly number[], options: Evaluatio
     methods,
     bestNaive,
     p90GainVsBestNaive: 1 - score('governor') / score(bestNaive),
-    governorModels,
+    ...tally,
   };
 }

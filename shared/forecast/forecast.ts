@@ -4,42 +4,37 @@
  *
  * 1. Five-minute bins of requests per minute: up to 28 calendar days (starting at
  *    dayStartMinute), then today up to the origin.
- * 2. Log transform; robust seasonal model + adaptive level and trend + decaying recent
- *    deviation (./model.ts).
- * 3. Quantiles from the spread of out-of-sample errors at pseudo-origins (./residuals.ts).
+ * 2. Log transform; robust seasonal model with a day level and trend that take level steps
+ *    (./model.ts, ./level.ts), fitted with the weekly effects at full and at half weight.
+ * 3. Pseudo-origins (./residuals.ts): their errors choose the weight and the correction from
+ *    the last hours (./correction.ts), and make the band, shaped over the day (./band.ts).
+ * 4. A simpler forecaster replaces the seasonal model when it scored better over the last
+ *    24 h (./fallback.ts), and the result says so.
  */
-import { DEFAULT_PARAMS, fitModel, type Model, type ModelParams, modelKind, predictLog } from './model.ts';
-import { errorQuantile, type ResidualBands, residualBands } from './residuals.ts';
+import { chooseFallback, type FallbackChoice, fallbackMessage } from './fallback.ts';
+import { DEFAULT_PARAMS, dayEffectAt, fitModels, type Model, type ModelParams, modelKind } from './model.ts';
+import { quantileSeries, seasonalForecaster } from './quantiles.ts';
+import { residualBands } from './residuals.ts';
 import {
   BIN_MINUTES,
   BINS_PER_DAY,
   DAYS_PER_WEEK,
-  fromLog,
   isPresent,
   logOffset,
   toFiveMinuteRates,
   toLog,
 } from './series.ts';
 import {
+  type Forecast,
   ForecastInputError,
   type ForecastOptions,
   ForecastOptionsSchema,
   type ForecastResult,
   type ForecastUnavailable,
-  QUANTILES,
-  type QuantileName,
 } from './types.ts';
 
 const P = BINS_PER_DAY;
 export const MAX_HISTORY_DAYS = 28;
-/** Standard normal quantiles, for the in-sample fallback. */
-const NORMAL_Z: Record<QuantileName, number> = { p10: -1.2816, p50: 0, p90: 1.2816, p99: 2.3263 };
-/**
- * The fallback widens in-sample residuals by 1.5: they flatter a model that has seen the
- * data, and miss day-to-day level changes. Used when no pseudo-origin 8 h back has enough
- * history: under about 1.5 days, or just over a week (its pseudo-fits would lack the week).
- */
-const IN_SAMPLE_WIDENING = 1.5;
 
 function parseOptions(history: readonly (number | null | undefined)[], options: ForecastOptions) {
   if (!Array.isArray(history)) throw new ForecastInputError('history must be an array of request counts');
@@ -99,33 +94,6 @@ function modelNotes(model: Model, rates: Float64Array, notes: string[]): void {
     notes.push(`${((100 * missing) / rates.length).toFixed(1)} % of five-minute bins missing: skipped`);
 }
 
-/**
- * Log offset of a quantile from the model's median at step k: the spread of out-of-sample
- * errors around their median (the p50 is the model's own), else the widened in-sample scale.
- * The pseudo-origins' fits have a little less history than the real one, so their errors say
- * how wide the band is better than which way the real model leans. On NASA with 7, 10, 14 and
- * 21 days of history, centring gave p50 pinball 6.88, 7.11, 5.68, 4.84 and p90 4.12, 4.25,
- * 2.70, 2.27; keeping the errors' median gave 7.35, 7.11, 5.44, 5.30 and 4.06, 4.03, 2.79, 2.58.
- */
-function quantileOffset(bands: ResidualBands, model: Model, k: number, name: QuantileName): number {
-  if (bands.samples > 0) return errorQuantile(bands, k, QUANTILES[name]) - errorQuantile(bands, k, 0.5);
-  return NORMAL_Z[name] * IN_SAMPLE_WIDENING * model.seasonal.fitScale;
-}
-
-/** Requests per minute at each step and quantile, from the log model and the error bands. */
-function quantileSeries(model: Model, bands: ResidualBands, steps: number, c: number, params: ModelParams) {
-  const names = Object.keys(QUANTILES) as QuantileName[];
-  const out = Object.fromEntries(names.map((n) => [n, new Array<number>(steps)])) as Record<
-    QuantileName,
-    number[]
-  >;
-  for (let k = 0; k < steps; k++) {
-    const centre = predictLog(model, k, bands.decay ?? params.deviationDecay);
-    for (const n of names) out[n][k] = fromLog(centre + quantileOffset(bands, model, k, n), c);
-  }
-  return out;
-}
-
 function unavailable(rates: Float64Array, days: number, historyMinutes: number): ForecastUnavailable | null {
   if (days < 1) {
     const message = `the history covers ${historyMinutes} minutes; a forecast needs at least one whole day (1440 minutes)`;
@@ -136,6 +104,17 @@ function unavailable(rates: Float64Array, days: number, historyMinutes: number):
     return { ok: false, reason: 'NoData', message };
   }
   return null;
+}
+
+/** The fallback as the result reports it, or undefined. */
+function reported(choice: FallbackChoice | null): Forecast['fallback'] {
+  if (!choice) return undefined;
+  return {
+    to: choice.to,
+    seasonalPinballP90: choice.seasonal.p90,
+    fallbackPinballP90: choice.fallback.p90,
+    message: fallbackMessage(choice),
+  };
 }
 
 export function forecast(
@@ -151,22 +130,28 @@ export function forecast(
   if (none) return none;
   const c = logOffset(rates);
   const z = toLog(rates, c);
-  const model = fitModel(z, elapsed, params);
   const steps = Math.ceil(horizonMinutes / BIN_MINUTES);
-  const bands = residualBands(z, elapsed, steps, params);
-  if (bands.samples === 0)
-    notes.push('no out-of-sample errors yet: quantiles from widened in-sample residuals');
-  modelNotes(model, rates.subarray(padded), notes);
-  const quantiles = quantileSeries(model, bands, steps, c, params);
+  const r = residualBands(z, fitModels(z, elapsed, params), steps, params);
+  if (r.samples === 0) notes.push('no out-of-sample errors yet: quantiles from widened in-sample residuals');
+  modelNotes(r.model, rates.subarray(padded), notes);
+  const seasonal = seasonalForecaster(z, r);
+  // No fallback without refits: today's pseudo-origins alone see only hours ahead.
+  const cuts = r.forecasts.map((f) => f.cut);
+  const dayEffect = (t: number) => dayEffectAt(r.model, t);
+  const choice = r.samples === 0 ? null : chooseFallback(seasonal, z, cuts, steps, c, dayEffect);
+  const fallback = reported(choice);
+  if (fallback) notes.push(`fallback: ${fallback.message}`);
+  const quantiles = quantileSeries(choice ? choice.forecaster : seasonal, z.length, steps, c);
   return {
     ok: true,
-    model: modelKind(model),
+    model: modelKind(r.model),
     notes,
     origin,
     stepMinutes: BIN_MINUTES,
-    historyDays: model.seasonal.days,
+    historyDays: r.model.seasonal.days,
     point: [...quantiles.p50],
     quantiles,
-    residualSamples: bands.samples,
+    residualSamples: r.samples,
+    ...(fallback ? { fallback } : {}),
   };
 }

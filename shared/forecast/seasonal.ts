@@ -7,10 +7,14 @@
  * level and daily come from a median polish (Tukey), so a launch-day spike, which is one day
  * in fourteen at each slot, barely moves them. The day-of-week effect of level[r] and the
  * weekday-specific shape (a Saturday morning is flatter than a Tuesday morning) are taken
- * across weeks with robustCenter, which ignores one deviant week.
+ * across weeks with robustCenter, which ignores one deviant week. When the day levels took a
+ * step that came to stay (./level.ts), the day-of-week effects are taken again with the days
+ * before it moved onto the new level (withStep).
  */
+
+import type { LevelStep } from './level.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
-import { meanFinite, medianInPlace, robustCenter, robustScale, theilSen } from './stats.ts';
+import { meanFinite, median, medianInPlace, robustCenter, robustScale, theilSen } from './stats.ts';
 
 export interface Seasonal {
   /** Day blocks fitted (m). */
@@ -25,8 +29,10 @@ export interface Seasonal {
   interaction: Float64Array | null;
   /** Robust standard deviation of the residuals before the weekday shape (log): the clipping scale. */
   scale: number;
-  /** Robust standard deviation of the residuals of the whole fit (log), for the in-sample fallback. */
-  fitScale: number;
+  /** The level step the day levels took, null when none (./level.ts); weekly is taken across it. */
+  step: LevelStep | null;
+  /** In-sample residuals of the whole fit (log), per bin of the fitted days (NaN where data is missing). */
+  residuals: Float64Array;
 }
 
 const P = BINS_PER_DAY;
@@ -114,10 +120,36 @@ function weekFreeLevels(levels: Float64Array): Float64Array {
   return ma;
 }
 
-/** Each block's level against the week-free level under it, centred by class across weeks. */
-function weeklyEffects(levels: Float64Array): Float64Array {
+/**
+ * A week-free level that keeps a step sharp: the median of the 7 blocks around each (the 7
+ * nearest at either end), after taking out the median day-over-day change. Across a collapse
+ * it has the old level on one side and the new on the other, where a centred mean reads the
+ * days before it as up to 0.4 above their level; it is noisier than the mean otherwise, so it
+ * serves only to look for steps (./model.ts).
+ */
+function weekFreeMedians(levels: Float64Array): Float64Array {
   const m = levels.length;
-  const under = weekFreeLevels(levels);
+  const diffs: number[] = [];
+  for (let r = 1; r < m; r++)
+    if (Number.isFinite(levels[r]! - levels[r - 1]!)) diffs.push(levels[r]! - levels[r - 1]!);
+  const typical = diffs.length === 0 ? 0 : median(diffs);
+  const out = new Float64Array(m);
+  const buf = new Float64Array(DAYS_PER_WEEK);
+  for (let r = 0; r < m; r++) {
+    const from = Math.min(Math.max(0, r - 3), m - DAYS_PER_WEEK);
+    for (let i = 0; i < DAYS_PER_WEEK; i++) buf[i] = levels[from + i]! - typical * (from + i - r);
+    out[r] = medianInPlace(buf, DAYS_PER_WEEK);
+  }
+  return out;
+}
+
+/** Day-of-week effects against the step-keeping week-free level: what steps are looked for under. */
+export const stepRobustWeekly = (levels: Float64Array): Float64Array | null =>
+  levels.length >= DAYS_PER_WEEK ? weeklyEffects(levels, weekFreeMedians(levels)) : null;
+
+/** Each block's level against the week-free level under it, centred by class across weeks. */
+function weeklyEffects(levels: Float64Array, under = weekFreeLevels(levels)): Float64Array {
+  const m = levels.length;
   const byClass: number[][] = Array.from({ length: DAYS_PER_WEEK }, () => []);
   for (let r = 0; r < m; r++) {
     if (Number.isFinite(levels[r]!) && Number.isFinite(under[r]!))
@@ -126,6 +158,24 @@ function weeklyEffects(levels: Float64Array): Float64Array {
   const weekly = Float64Array.from(byClass, (devs) => robustCenter(devs));
   const shift = meanFinite(weekly);
   return weekly.map((w) => w - shift);
+}
+
+/** Levels with the days before a step moved onto the new level (the step's size added). */
+export function stepAdjusted(levels: Float64Array, step: LevelStep | null): Float64Array {
+  if (!step) return levels;
+  return levels.map((l, r) => (r < step.at ? l + step.size : l));
+}
+
+/**
+ * The fit after a level step (./level.ts): day-of-week effects again, from the levels with the
+ * days before the step moved onto the new level. Taken across a step, a centred 7-day mean
+ * reads the days before a collapse to 40 % as up to 0.4 above their level, and the last days
+ * (extended along its slope) as far above theirs too: at day 22 of the collapse series, a
+ * Monday effect of +0.41 that put the next Tuesday's forecast at a third of the demand.
+ */
+export function withStep(fit: Seasonal, step: LevelStep): Seasonal {
+  if (!fit.weekly) return { ...fit, step };
+  return { ...fit, weekly: weeklyEffects(stepAdjusted(fit.levels, step)), step };
 }
 
 /** Residuals after each block's own level and the daily profile (NaN where data is missing). */
@@ -183,19 +233,19 @@ export function fitSeasonal(z: Float64Array): Seasonal {
   const m = Math.floor(z.length / P);
   const { levels, daily } = medianPolish(z, m);
   const weekly = m >= DAYS_PER_WEEK ? weeklyEffects(levels) : null;
-  const base = { days: m, levels, daily, weekly };
+  const base = { days: m, levels, daily, weekly, step: null };
   const e = residuals(z, levels, daily);
   const scale = robustScale(e) || 0;
   const interaction = m >= DAYS_PER_WEEK ? interactionEffects(e, m, scale) : null;
   if (interaction)
     for (let t = 0; t < e.length; t++)
       e[t]! -= interaction[blockClass(m - 1 - Math.floor(t / P)) * P + (t % P)]!;
-  return { ...base, interaction, scale, fitScale: interaction ? robustScale(e) || 0 : scale };
+  return { ...base, interaction, scale, residuals: e };
 }
 
 /** The seasonal part (daily + weekly + interaction) at slot s of a block of the given class. */
-export function seasonalAt(fit: Seasonal, cls: number, s: number): number {
-  const w = fit.weekly ? fit.weekly[cls]! : 0;
+export function seasonalAt(fit: Seasonal, cls: number, s: number, weight = 1): number {
+  const w = fit.weekly ? weight * fit.weekly[cls]! : 0;
   const i = fit.interaction ? fit.interaction[cls * P + s]! : 0;
   return fit.daily[s]! + w + i;
 }

@@ -57,7 +57,23 @@ export interface Forecast {
   quantiles: Record<QuantileName, number[]>;
   /** Out-of-sample residuals the quantiles were taken from (0: an in-sample fallback). */
   residualSamples: number;
+  /**
+   * Present when a simpler forecaster scored better than the seasonal model over the last 24 h
+   * (lower p90 and p50 pinball loss): the point and quantiles are then that forecaster's.
+   */
+  fallback?: {
+    to: 'recent-level' | 'naive-day';
+    /** Mean p90 pinball loss over the last 24 h, requests per minute: the seasonal model's. */
+    seasonalPinballP90: number;
+    /** The same for the forecaster used instead. */
+    fallbackPinballP90: number;
+    /** One sentence with the numbers, for logs and decision records. */
+    message: string;
+  };
 }
+
+/** Why the forecast is a simpler forecaster's, with the losses that decided it. */
+export type ForecastFallback = NonNullable<Forecast['fallback']>;
 
 export type ForecastUnavailableReason = 'InsufficientHistory' | 'NoData';
 

@@ -48,6 +48,9 @@ describe('governor forecast', () => {
     ])
       expect(text).toContain(label);
     expect(text).toMatch(/Governor's p90 pinball loss is \d+\.\d % lower than the best naive baseline/);
+    expect(text).toMatch(
+      /Governor (used its seasonal model at all 8 origins|fell back to a simpler forecaster at \d of 8 origins)/,
+    );
     expect(out.at(-1)).toBe('wrote out/eval.json');
     const json = JSON.parse(readFileSync(join(dir, 'out/eval.json'), 'utf8'));
     expect(json).toMatchObject({
@@ -58,6 +61,7 @@ describe('governor forecast', () => {
       horizonHours: 6,
     });
     expect(json.methods).toHaveLength(6);
+    expect(json.governorFallbacks).toBeTypeOf('object');
   });
 
   it.each([

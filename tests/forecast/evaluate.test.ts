@@ -84,6 +84,7 @@ describe('rolling-origin evaluation', () => {
     for (const m of e.methods) expect(m.steps).toBe(12 * 72);
     expect(e.p90GainVsBestNaive).toBeGreaterThan(0.2);
     expect(e.governorModels).toEqual({ weekly: 12 });
+    expect(e.governorFallbacks).toEqual({});
   });
 
   it.each([
