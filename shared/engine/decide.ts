@@ -205,6 +205,9 @@ export function decide(
     message: '',
     signals: a.signals,
     panic: panic.active,
+    ...(snapshot.leadTime ? { leadTime: snapshot.leadTime } : {}),
+    ...(snapshot.forecastFloor ? { floorKind: snapshot.forecastFloor.kind ?? 'forecast' } : {}),
+    ...(snapshot.forecastFloor?.fallback ? { floorFallback: snapshot.forecastFloor.fallback } : {}),
   };
   decision.message = describeDecision(decision, policy);
   const outcome = { now, current, desired, action, panicUntil: panic.until, window };
@@ -224,6 +227,9 @@ function applyLimits(
   if (floor !== undefined && Number.isFinite(floor) && floor > desired) {
     desired = Math.ceil(floor);
     reasons.push('ForecastFloor');
+    if (snapshot.forecastFloor?.fallback) reasons.push('ForecastFallback');
+    const lead = snapshot.leadTime;
+    if (lead && lead.minutes > lead.configuredMinutes) reasons.push('LeadTimeMeasured');
   }
   const stepped = stepLimit(current, desired, policy.damping);
   if (stepped.reason) reasons.push(stepped.reason);

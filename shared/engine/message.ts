@@ -27,7 +27,15 @@ function driver(d: Decision): SignalAssessment | undefined {
 type Clause = (d: Decision, p: TargetPolicy) => string;
 
 const CLAUSES: Record<ReasonCode, Clause> = {
-  WithinBand: () => 'every signal is within its band',
+  WithinBand: (d) => {
+    const widened = d.signals.filter((s) => s.noiseBand !== undefined && s.status === 'within');
+    const why = widened.map(
+      (s) => `${s.metric}'s widened to +-${Math.round(100 * s.noiseBand!)} % by its measured noise`,
+    );
+    return why.length > 0
+      ? `every signal is within its band (${why.join('; ')})`
+      : 'every signal is within its band';
+  },
   NoData: () => 'no signal has fresh data, so nothing is decided on it',
   PartialData: (d) =>
     `no fresh data for ${d.signals
@@ -74,7 +82,18 @@ const CLAUSES: Record<ReasonCode, Clause> = {
   IdleAtZero: () => 'no demand at zero capacity',
   ScaleToZero: (_d, p) =>
     `${p.scaling.activation?.metric ?? 'activation'} is at or below its activation threshold of ${p.scaling.activation?.threshold ?? 0}, so the target goes to zero`,
-  ForecastFloor: () => 'the forecast for the provisioning lead time needs at least this much',
+  ForecastFloor: (d) =>
+    d.floorKind === 'level'
+      ? 'the last level plus its measured noise needs at least this much (no forecast yet)'
+      : 'the forecast for the provisioning lead time needs at least this much',
+  ForecastFallback: (d) =>
+    d.floorFallback === 'naive-day'
+      ? "forecast from yesterday's demand: the seasonal model scored worse over the last 24 h"
+      : 'forecast from the last hour held flat: the seasonal model scored worse over the last 24 h',
+  LeadTimeMeasured: (d) =>
+    d.leadTime
+      ? `planned over the measured ${d.leadTime.minutes}-minute lead time (p90 of ${plural(d.leadTime.samples, 'scale-out')}), above the configured ${d.leadTime.configuredMinutes}`
+      : 'planned over the measured lead time, above the configured one',
 };
 
 export function describeDecision(d: Decision, policy: TargetPolicy): string {

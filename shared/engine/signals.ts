@@ -2,6 +2,8 @@
  * Reads each configured signal against its target: fresh or missing, above, within or below
  * its band, and the capacity it alone would ask for.
  */
+
+import { relativeNoise } from '../forecast/noise-model.ts';
 import {
   isLatencySignal,
   type LatencySignal,
@@ -28,12 +30,34 @@ function basisOf(reading: Reading | undefined, snap: SignalSnapshot): number {
   return snap.capacity.ready > 0 ? snap.capacity.ready : snap.capacity.desired;
 }
 
+/** A band this wide leaves nothing to act on: 0.9 is the schema's largest tolerance too. */
+const MAX_BAND = 0.9;
+
+/**
+ * The dead band of a proportional signal: its tolerance, widened for invocationsPerInstance to
+ * noise.bandSigmas of the load's measured relative noise where that is wider. Worked example:
+ * 20 requests a minute of count noise (a = 1, b = 0) have a relative deviation of 0.22, so with
+ * bandSigmas 1 a 10 % tolerance becomes 22 % at that load, and stays 10 % at 2,000 (0.02).
+ */
+export function bandFor(
+  policy: TargetPolicy,
+  s: ProportionalSignal,
+  load: number,
+  snap: SignalSnapshot,
+): number {
+  const noise = snap.noise;
+  const sigmas = policy.noise?.enabled ? policy.noise.bandSigmas : 0;
+  if (!noise || sigmas === 0 || s.metric !== 'invocationsPerInstance') return s.tolerance;
+  return Math.min(MAX_BAND, Math.max(s.tolerance, sigmas * relativeNoise(noise, load)));
+}
+
 /**
  * A signal at or above the panic threshold breaches even inside a wider band: with panic at
  * 1.5x and tolerance 0.6, a ratio of 1.55 would otherwise fire panic (blocking scale-in) yet
  * never scale out.
  */
 function assessProportional(
+  policy: TargetPolicy,
   s: ProportionalSignal,
   snap: SignalSnapshot,
   now: number,
@@ -56,10 +80,21 @@ function assessProportional(
     };
   }
   const ratio = value / s.target;
+  const tolerance = bandFor(policy, s, value * basisOf(reading, snap), snap);
   const status =
-    ratio > 1 + s.tolerance || ratio >= panicAt ? 'high' : ratio < 1 - s.tolerance ? 'low' : 'within';
+    ratio > 1 + tolerance || ratio >= panicAt ? 'high' : ratio < 1 - tolerance ? 'low' : 'within';
   const proposal = ceilCapacity(basisOf(reading, snap) * ratio);
-  return { metric: s.metric, kind, status, value, target: s.target, ratio, proposal, ageSeconds: age };
+  const assessed: SignalAssessment = {
+    metric: s.metric,
+    kind,
+    status,
+    value,
+    target: s.target,
+    ratio,
+    proposal,
+    ageSeconds: age,
+  };
+  return tolerance > s.tolerance ? { ...assessed, noiseBand: tolerance } : assessed;
 }
 
 /**
@@ -106,7 +141,7 @@ function assessLatency(s: LatencySignal, snap: SignalSnapshot, now: number): Sig
 export function assessSignals(policy: TargetPolicy, snap: SignalSnapshot, now: number): SignalAssessment[] {
   const panicAt = policy.panic.enabled ? policy.panic.threshold : Number.POSITIVE_INFINITY;
   return policy.signals.map((s) =>
-    isLatencySignal(s) ? assessLatency(s, snap, now) : assessProportional(s, snap, now, panicAt),
+    isLatencySignal(s) ? assessLatency(s, snap, now) : assessProportional(policy, s, snap, now, panicAt),
   );
 }
 

@@ -3,6 +3,7 @@
  * keeps between periods (state), and what it returns (a decision that explains itself).
  */
 import { z } from 'zod';
+import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { MetricName } from '../policy/schema.ts';
 
 /** One reading of a signal: its newest datapoint. Times are epoch milliseconds. */
@@ -30,8 +31,27 @@ export interface SignalSnapshot {
   readings: Partial<Record<MetricName, Reading>>;
   /** Totals (not per instance) for activation from and to zero. */
   activation?: Partial<Record<ActivationMetric, Reading>>;
-  /** A capacity floor from the forecast for now + lead time (issue: forecasts). */
-  forecastFloor?: { capacity: number; quantile: string };
+  /**
+   * A capacity floor for now: from the forecast over the lead time, or, before a forecast exists,
+   * the last level plus its measured noise (kind 'level'; absent kind: 'forecast').
+   */
+  forecastFloor?: {
+    capacity: number;
+    quantile: string;
+    kind?: 'forecast' | 'level';
+    /** The simpler forecaster the floor came from, when the seasonal model had lately scored worse. */
+    fallback?: 'recent-level' | 'naive-day';
+  };
+  /**
+   * The lead time the forecast floor was planned over: the policy's leadTimeMinutes, or more
+   * when the target's measured scale-outs took longer (shared/control/lead-time.ts).
+   */
+  leadTime?: { minutes: number; configuredMinutes: number; samples: number };
+  /**
+   * Measured noise of demand around its level, in the policy's request units (Var = a x level +
+   * b x level^2, shared/forecast/noise-model.ts): widens the invocationsPerInstance band.
+   */
+  noise?: NoiseModel;
 }
 
 export const REASON_CODES = [
@@ -60,6 +80,8 @@ export const REASON_CODES = [
   'IdleAtZero',
   'ScaleToZero',
   'ForecastFloor',
+  'LeadTimeMeasured',
+  'ForecastFallback',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -79,6 +101,8 @@ export interface SignalAssessment {
   /** Capacity this signal alone asks for; null when missing or when it has no opinion. */
   proposal: number | null;
   ageSeconds: number | null;
+  /** The dead band, when measured noise widened it beyond the signal's tolerance (a fraction of target). */
+  noiseBand?: number;
 }
 
 export type Action = 'hold' | 'scale-out' | 'scale-in';
@@ -94,6 +118,12 @@ export interface Decision {
   message: string;
   signals: SignalAssessment[];
   panic: boolean;
+  /** Where the floor came from, when one applied: see SignalSnapshot.forecastFloor. */
+  floorKind?: 'forecast' | 'level';
+  /** The simpler forecaster a forecast floor came from, when there was a fallback. */
+  floorFallback?: 'recent-level' | 'naive-day';
+  /** The lead time the floor was planned over, when the snapshot said (see SignalSnapshot.leadTime). */
+  leadTime?: { minutes: number; configuredMinutes: number; samples: number };
 }
 
 /** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */

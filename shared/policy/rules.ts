@@ -79,6 +79,22 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
       `needs forecast on kind ${t.kind}: SageMaker keeps no warm pool, so Governor keeps standby headroom above the forecast floor; add a forecast section, or remove warmPool`,
     );
   }
+  if (t.noise?.enabled && t.noise.floorSigmas > 0 && !t.instanceCapacity) {
+    add(
+      [...at, 'noise', 'floorSigmas'],
+      'needs instanceCapacity.requestsPerMinuteAtSlo to turn demand plus noise into instances: add it (from a load test), or set floorSigmas to 0',
+    );
+  }
+  if (
+    t.noise?.enabled &&
+    t.noise.bandSigmas > 0 &&
+    !t.signals.some((s) => s.metric === 'invocationsPerInstance')
+  ) {
+    add(
+      [...at, 'noise', 'bandSigmas'],
+      'widens the invocationsPerInstance band, and this target has no such signal: add one, or set bandSigmas to 0',
+    );
+  }
   if (t.warmPool && t.warmPool.minSize > t.warmPool.maxSize) {
     add(
       [...at, 'warmPool', 'minSize'],

@@ -266,6 +266,47 @@ export const WarmPoolPolicySchema = z
   })
   .strict();
 
+/**
+ * Measured noise: how far each minute's demand strays from its level, fitted on the target's own
+ * recent minutes (shared/forecast/noise-model.ts), so headroom follows the traffic instead of a
+ * constant: a quiet night of small counts is relatively noisier than a busy afternoon.
+ */
+export const NoisePolicySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    floorSigmas: z
+      .number()
+      .min(0)
+      .max(6)
+      .default(2.33)
+      .describe(
+        'The floor covers the demand level plus this many standard deviations of its measured per-minute noise, at the SLO capacity of an instance. 2.33: 99 % of minutes under a normal shape; 0 turns the noise floor off.',
+      ),
+    bandSigmas: z
+      .number()
+      .min(0)
+      .max(6)
+      .default(1)
+      .describe(
+        "The invocationsPerInstance dead band widens to this many of the load's relative standard deviations where that is wider than its tolerance, so noise does not trigger scaling. 0 keeps the tolerance as written.",
+      ),
+    historyMinutes: z
+      .number()
+      .int()
+      .min(60)
+      .max(20_160)
+      .default(2880)
+      .describe('Minutes of per-minute demand the noise is measured on (default 2880: two days).'),
+    levelMinutes: z
+      .number()
+      .int()
+      .min(3)
+      .max(120)
+      .default(15)
+      .describe("A minute's level: the median of this many minutes before it."),
+  })
+  .strict();
+
 const targetCommon = {
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
     message: 'must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit',
@@ -280,6 +321,7 @@ const targetCommon = {
   instanceCapacity: InstanceCapacitySchema.optional(),
   forecast: ForecastPolicySchema.optional(),
   warmPool: WarmPoolPolicySchema.optional(),
+  noise: NoisePolicySchema.optional(),
   onConflictingScaler: z
     .enum(['refuse', 'suspend'])
     .default('refuse')
@@ -330,6 +372,7 @@ export type Scaling = z.infer<typeof ScalingSchema>;
 export type TargetPolicy = z.infer<typeof TargetSchema>;
 export type ForecastPolicy = z.infer<typeof ForecastPolicySchema>;
 export type WarmPoolPolicy = z.infer<typeof WarmPoolPolicySchema>;
+export type NoisePolicy = z.infer<typeof NoisePolicySchema>;
 export type TargetKind = TargetPolicy['kind'];
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
 export type PolicyFileInput = z.input<typeof PolicyFileSchema>;

@@ -133,6 +133,18 @@ const INVALID: { file: string; lines: string[] }[] = [
     ],
   },
   {
+    file: 'invalid-noise-floor-without-instance-capacity.yaml',
+    lines: [
+      'targets[0].noise.floorSigmas needs instanceCapacity.requestsPerMinuteAtSlo to turn demand plus noise into instances: add it (from a load test), or set floorSigmas to 0',
+    ],
+  },
+  {
+    file: 'invalid-noise-band-without-invocations.yaml',
+    lines: [
+      'targets[0].noise.bandSigmas widens the invocationsPerInstance band, and this target has no such signal: add one, or set bandSigmas to 0',
+    ],
+  },
+  {
     file: 'invalid-unknown-field.yaml',
     lines: [
       'targets[0].damping has unknown field "scaleOutBreach": remove or check the spelling',

@@ -90,6 +90,10 @@ export interface SnapshotSpec {
   basis?: number;
   activation?: Partial<Record<ActivationMetric, number>>;
   forecastFloor?: number;
+  floorKind?: 'forecast' | 'level';
+  floorFallback?: 'recent-level' | 'naive-day';
+  leadTime?: SignalSnapshot['leadTime'];
+  noise?: SignalSnapshot['noise'];
 }
 
 export function snapshot(spec: SnapshotSpec): SignalSnapshot {
@@ -110,7 +114,14 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
     }
   }
   if (spec.forecastFloor !== undefined)
-    snap.forecastFloor = { capacity: spec.forecastFloor, quantile: 'p90' };
+    snap.forecastFloor = {
+      capacity: spec.forecastFloor,
+      quantile: 'p90',
+      ...(spec.floorKind ? { kind: spec.floorKind } : {}),
+      ...(spec.floorFallback ? { fallback: spec.floorFallback } : {}),
+    };
+  if (spec.leadTime) snap.leadTime = spec.leadTime;
+  if (spec.noise) snap.noise = spec.noise;
   return snap;
 }
 
@@ -124,6 +135,10 @@ export interface Tick {
   ageSeconds?: number;
   activation?: Partial<Record<ActivationMetric, number>>;
   forecastFloor?: number;
+  floorKind?: 'forecast' | 'level';
+  floorFallback?: 'recent-level' | 'naive-day';
+  leadTime?: SignalSnapshot['leadTime'];
+  noise?: SignalSnapshot['noise'];
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];
 }
@@ -147,7 +162,17 @@ export function runTimeline(
   const run: TimelineRun = { outcomes: [], decisions: [], states: [] };
   for (const tick of ticks) {
     current = tick.current ?? current;
-    const { values, ready, ageSeconds, activation, forecastFloor } = tick;
+    const {
+      values,
+      ready,
+      ageSeconds,
+      activation,
+      forecastFloor,
+      floorKind,
+      floorFallback,
+      leadTime,
+      noise,
+    } = tick;
     const snap = snapshot({
       now: at(tick.t),
       desired: current,
@@ -156,6 +181,10 @@ export function runTimeline(
       ageSeconds,
       activation,
       forecastFloor,
+      floorKind,
+      floorFallback,
+      leadTime,
+      noise,
     });
     const { decision, state: next } = decide(carried, snap, policy, at(tick.t));
     run.outcomes.push([decision.desiredCapacity, decision.reasons]);

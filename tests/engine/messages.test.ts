@@ -215,6 +215,46 @@ const SCENARIOS: Scenario[] = [
       'Scale out from 10 to 12 instances: every signal is within its band; the forecast for the provisioning lead time needs at least this much.',
   },
   {
+    case: 'a floor from a fallback forecaster says which one and why',
+    policy: three(),
+    start: 10,
+    ticks: one(v(100), { forecastFloor: 12, floorFallback: 'naive-day' }),
+    reasons: ['WithinBand', 'ForecastFloor', 'ForecastFallback'],
+    message:
+      "Scale out from 10 to 12 instances: every signal is within its band; the forecast for the provisioning lead time needs at least this much; forecast from yesterday's demand: the seasonal model scored worse over the last 24 h.",
+  },
+  {
+    case: 'a level floor (no forecast yet) says where it came from',
+    policy: three(),
+    start: 10,
+    ticks: one(v(100), { forecastFloor: 12, floorKind: 'level' }),
+    reasons: ['WithinBand', 'ForecastFloor'],
+    message:
+      'Scale out from 10 to 12 instances: every signal is within its band; the last level plus its measured noise needs at least this much (no forecast yet).',
+  },
+  {
+    case: 'a floor planned over a measured lead time longer than configured says how it was measured',
+    policy: three(),
+    start: 10,
+    ticks: one(v(100), { forecastFloor: 13, leadTime: { minutes: 16, configuredMinutes: 10, samples: 7 } }),
+    reasons: ['WithinBand', 'ForecastFloor', 'LeadTimeMeasured'],
+    message:
+      'Scale out from 10 to 13 instances: every signal is within its band; the forecast for the provisioning lead time needs at least this much; planned over the measured 16-minute lead time (p90 of 7 scale-outs), above the configured 10.',
+  },
+  {
+    case: 'a hold inside a band widened by measured noise says so, with the width',
+    policy: three({
+      noise: { enabled: true, floorSigmas: 0, bandSigmas: 1, historyMinutes: 2880, levelMinutes: 15 },
+    }),
+    start: 2,
+    // 2 instances at 115 requests each: 230 a minute, count noise a = 9: sd 45.5, relative 0.198;
+    // 1.15x the target is inside +-20 % where the plain 10 % tolerance would scale out.
+    ticks: one(v(115), { noise: { a: 9, b: 0, samples: 500 } }),
+    reasons: ['WithinBand'],
+    message:
+      "Hold at 2 instances: every signal is within its band (invocationsPerInstance's widened to +-20 % by its measured noise).",
+  },
+  {
     case: 'waking from zero names the activation metric and threshold',
     policy: zeroPolicy({ damping: UNDAMPED }, 2),
     start: 0,

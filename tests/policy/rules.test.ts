@@ -222,6 +222,34 @@ describe('forecast and warm pool', () => {
       ],
     },
     {
+      case: 'a noise floor needs instanceCapacity to turn demand into instances at the SLO',
+      target: variant({ noise: {} }),
+      expected: [
+        'targets[0].noise.floorSigmas needs instanceCapacity.requestsPerMinuteAtSlo to turn demand plus noise into instances: add it (from a load test), or set floorSigmas to 0',
+      ],
+    },
+    {
+      case: 'a noise section with floorSigmas 0 needs no instanceCapacity',
+      target: variant({ noise: { floorSigmas: 0 } }),
+      expected: [],
+    },
+    {
+      case: 'a noise band needs an invocationsPerInstance signal to widen',
+      target: variant({
+        instanceCapacity: { requestsPerMinuteAtSlo: 120 },
+        signals: [{ metric: 'gpuUtilization', target: 70 }],
+        noise: {},
+      }),
+      expected: [
+        'targets[0].noise.bandSigmas widens the invocationsPerInstance band, and this target has no such signal: add one, or set bandSigmas to 0',
+      ],
+    },
+    {
+      case: 'a disabled noise section needs neither',
+      target: variant({ signals: [{ metric: 'gpuUtilization', target: 70 }], noise: { enabled: false } }),
+      expected: [],
+    },
+    {
       case: 'an Auto Scaling group keeps a native warm pool with no forecast',
       target: group({ warmPool: {} }),
       expected: [],
