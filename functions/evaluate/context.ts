@@ -2,6 +2,7 @@
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import type { Config, Mode } from '../../shared/control/config.ts';
 import type { Conflict } from '../../shared/control/conflicts.ts';
+import type { LeadSample } from '../../shared/control/lead-time.ts';
 import type { Plan } from '../../shared/control/plan.ts';
 import type { TargetReadings } from '../../shared/control/readings.ts';
 import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
@@ -37,4 +38,6 @@ export interface Attempt {
   plan: Plan;
   decisionId: string;
   inputs: RecordInputs;
+  /** The last scale-out, seen serving now: recorded in `leadTimes` by this attempt's claim. */
+  leadSample: LeadSample | null;
 }

@@ -16,8 +16,11 @@
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import { conflictMessage } from '../../shared/control/conflicts.ts';
 import { pickFloor } from '../../shared/control/forecast-floor.ts';
+import { servedScaleOut, sfnTrim } from '../../shared/control/lead-samples.ts';
+import { addLeadSample, type LeadSample } from '../../shared/control/lead-time.ts';
+import { pickNoise } from '../../shared/control/noise.ts';
 import { planFor } from '../../shared/control/plan.ts';
-import type { DecisionRecord, RecordInputs } from '../../shared/control/records.ts';
+import { type DecisionRecord, noiseInput, type RecordInputs } from '../../shared/control/records.ts';
 import {
   carriedPending,
   decodeState,
@@ -27,12 +30,22 @@ import {
   type StoredState,
 } from '../../shared/control/state.ts';
 import { decide } from '../../shared/engine/decide.ts';
+import { initialState, type SignalSnapshot } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
 import type { Attempt, TargetContext, TargetInputs } from './context.ts';
 import { readCapacity } from './observe.ts';
 
 export type { TargetContext } from './context.ts';
+
+/**
+ * The snapshot with the lead time its floor was planned over. SignalSnapshot.leadTime is the
+ * engine's (shared/engine/types.ts); the intersection keeps this file compiling on a tree where
+ * the engine's field is not there yet.
+ */
+type Snapshot = SignalSnapshot & {
+  leadTime?: { minutes: number; configuredMinutes: number; samples: number };
+};
 
 /** Tries to win the conditional write before handing the period to the next tick. */
 export const MAX_CLAIM_ATTEMPTS = 4;
@@ -57,13 +70,34 @@ function attempt(
   const readings = inp.readings ?? { readings: {} };
   // The floor schedule's step for now; none when stale, not started or forecasting is off.
   const floor = pickFloor(t, stored.forecastFloor, ctx.now);
-  const snapshot = {
+  // A level floor is the last level plus its noise, planned over no lead: none to report.
+  const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
+  // The forecast function's measured noise, unless stale: it widens invocationsPerInstance's band.
+  const noise = pickNoise(t, stored.noise, ctx.now);
+  const snapshot: Snapshot = {
     capacity: { desired, ready: capacity.ready },
     readings: readings.readings,
     ...(readings.activation ? { activation: readings.activation } : {}),
     ...(floor.kind === 'floor'
-      ? { forecastFloor: { capacity: floor.capacity, quantile: floor.quantile } }
+      ? {
+          forecastFloor: {
+            capacity: floor.capacity,
+            quantile: floor.quantile,
+            kind: floor.floorKind,
+            ...(floor.fallback ? { fallback: floor.fallback } : {}),
+          },
+        }
       : {}),
+    ...(lead
+      ? {
+          leadTime: {
+            minutes: lead.minutes,
+            configuredMinutes: lead.configuredMinutes,
+            samples: lead.samples,
+          },
+        }
+      : {}),
+    ...(noise.kind === 'noise' ? { noise: noise.model } : {}),
   };
   const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
   const plan = planFor(decision, t, {
@@ -81,16 +115,51 @@ function attempt(
     activation: { ...(readings.activation ?? {}) },
     forecastFloor:
       floor.kind === 'floor'
-        ? { capacity: floor.capacity, quantile: floor.quantile, computedAt: floor.computedAt }
+        ? {
+            capacity: floor.capacity,
+            quantile: floor.quantile,
+            computedAt: floor.computedAt,
+            kind: floor.floorKind,
+            ...(floor.fallback ? { fallback: floor.fallback } : {}),
+          }
         : null,
+    leadTime: lead,
+    noise: noiseInput(t, noise, decision),
     killSwitch: ctx.killSwitch,
     conflict: conflict ? conflictMessage(conflict) : null,
   };
-  return { stored, capacity, decision, next, plan, decisionId: ctx.newId(ctx.now), inputs };
+  // Shadow mode started nothing, so nothing it decided can be measured serving.
+  const served =
+    ctx.mode === 'active'
+      ? servedScaleOut({
+          engine: stored.engine,
+          pending: stored.pending,
+          recorded: stored.lead.own,
+          ready: capacity.ready,
+          now: ctx.now,
+        }).sample
+      : null;
+  return {
+    stored,
+    capacity,
+    decision,
+    next,
+    plan,
+    decisionId: ctx.newId(ctx.now),
+    inputs,
+    leadSample: served,
+  };
 }
 
+/**
+ * The conditional write of this attempt: the next engine state and the change in flight, plus a
+ * measured scale-out when one just served and the trim of the state machine's samples. A plan
+ * that keeps the engine state as it was (killed, refused, deferred) writes nothing, unless a
+ * scale-out just served: then the stored engine state is written back with the sample, once.
+ */
 async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<boolean> {
-  if (a.plan.kind === 'record' && !a.plan.persist) return true;
+  const persist = !(a.plan.kind === 'record' && !a.plan.persist);
+  if (!persist && !a.leadSample) return true;
   const pending: Pending | undefined =
     a.plan.kind === 'act'
       ? {
@@ -100,11 +169,14 @@ async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<b
           at: ctx.now,
         }
       : carriedPending(a.stored.pending, a.capacity.desired, ctx.now, pendingWindowMs(t));
+  const trim = sfnTrim(a.stored.lead);
   return ctx.ports.state.claim(t.id, a.stored.version, {
-    engine: a.next,
+    engine: persist ? a.next : (a.stored.engine ?? initialState()),
     updatedAt: new Date(ctx.now).toISOString(),
     lastDecisionId: a.decisionId,
     pending,
+    ...(a.leadSample ? { leadTimes: addLeadSample(a.stored.lead.own, a.leadSample) } : {}),
+    ...(trim !== null ? { trimLeadTimesSfn: trim } : {}),
   });
 }
 
@@ -138,6 +210,8 @@ export function failedRecord(ctx: TargetContext, t: TargetPolicy, why: string): 
       readings: {},
       activation: {},
       forecastFloor: null,
+      leadTime: null,
+      noise: null,
       killSwitch: ctx.killSwitch,
       conflict: null,
     },
@@ -166,13 +240,25 @@ async function finish(
   if (a.plan.kind === 'act' && (acted.outcome === 'failed' || acted.outcome === 'deferred'))
     await undoClaim(ctx, t, a);
   for (const p of a.stored.problems) ctx.telemetry.warn(`state of ${t.id}: ${p}`);
+  const sample = a.leadSample ? measured(ctx, t, a.leadSample) : null;
   return {
     ...baseRecord(ctx, t, a.decisionId),
     decision: a.decision,
     inputs: a.inputs,
     ...acted,
     retries,
+    ...(sample ? { leadSample: sample } : {}),
   };
+}
+
+/** Logs a recorded scale-out ("lead time of chat-llm: the scale-out asked for at ... served after 13.0 min"). */
+function measured(ctx: TargetContext, t: TargetPolicy, s: LeadSample) {
+  const minutes = Math.round((s.servingAt - s.requestedAt) / 600) / 100;
+  ctx.telemetry.info(
+    `lead time of ${t.id}: the scale-out asked for at ${new Date(s.requestedAt).toISOString()} served after ${minutes.toFixed(1)} min (recorded in leadTimes)`,
+    { targetId: t.id, requestedAt: s.requestedAt, servingAt: s.servingAt },
+  );
+  return { ...s, minutes };
 }
 
 export async function evaluateTarget(

@@ -40,7 +40,7 @@ export const handler = middy(async (event: unknown) => {
       targetId: o.targetId,
       outcome: o.outcome,
       ...(o.outcome === 'written'
-        ? { floorNow: o.floorNow, floorPeak: o.floorPeak, actions: o.actions.status }
+        ? { kind: o.kind, floorNow: o.floorNow, floorPeak: o.floorPeak, actions: o.actions.status }
         : {}),
     })),
   };

@@ -2,37 +2,34 @@
  * One hourly run of the forecast function, from the raw event to one outcome per target.
  * Order, so that a bad event or policy costs no metric read:
  *   parse the tick (malformed -> EventError) -> policy from SSM (invalid -> PolicyError) ->
- *   targets with forecast.enabled -> which are due (GetItem: a floor younger than
- *   refreshMinutes is kept) -> demand history, one paged GetMetricData per region ->
- *   each target: forecast, floor, scheduled actions.
+ *   targets with forecast.enabled or noise.enabled -> which are due (GetItem: a floor and noise
+ *   younger than refreshMinutes are kept) -> demand history, paged GetMetricData per region
+ *   (five-minute and one-minute queries in one call where CloudWatch allows) -> each target:
+ *   noise, forecast, floor (forecast or level), scheduled actions.
  * Every target is attempted; a target whose I/O failed fails the run at the end (after the
  * others are written), so the function's Errors metric and its alarm see it.
  * In shadow mode, or with the kill switch on (read every run; unreadable counts as on), floors
  * are still written (they act on nothing by themselves) but no scheduled action is put and no
  * warm pool resized: Governor's earlier scheduled actions are removed, so none fires later.
  */
-import { MAX_HISTORY_QUERIES } from '../../shared/aws/demand-history.ts';
-import {
-  type DemandHistory,
-  demandHistory,
-  demandQueries,
-  fromFirstPresent,
-  HISTORY_PERIOD_SECONDS,
-  type HistoryQuery,
-  type HistoryWindow,
-  historyWindow,
-} from '../../shared/control/demand.ts';
+import type { StoredForecastInputs } from '../../shared/aws/forecast-store.ts';
 import { EventError, parseEvent } from '../../shared/control/events.ts';
 import { isFresh } from '../../shared/control/forecast-floor.ts';
+import type { HistoryNeed } from '../../shared/control/history-plan.ts';
+import { storedLead } from '../../shared/control/lead-samples.ts';
+import { isNoiseFresh } from '../../shared/control/noise.ts';
 import { sourceProblems } from '../../shared/control/sources.ts';
+import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
 import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ForecastConfig } from './config.ts';
+import { readHistories } from './history.ts';
 import type { ForecastPorts } from './ports.ts';
 import {
   errorText,
   forecastTarget,
   type RunContext,
+  type TargetLead,
   type TargetOutcome,
   type Withheld,
   warmFailed,
@@ -88,55 +85,54 @@ async function withheld(deps: ForecasterDeps): Promise<Withheld | null> {
   }
 }
 
-type Histories = Map<string, { demand: DemandHistory; window: HistoryWindow } | Error>;
-
-/** One target's part of its region's history: the last historyDays (the windows end together), from its first datapoint. */
-function ownSlice(t: TargetPolicy, demand: DemandHistory, now: number) {
-  const window = historyWindow(now, t.forecast!.historyDays);
-  if (!demand.ok) return { demand, window };
-  const bins = Math.round((window.end - window.start) / (HISTORY_PERIOD_SECONDS * 1000));
-  return { demand: { ...demand, history: fromFirstPresent(demand.history.slice(-bins)) }, window };
+/** A target this run visits: whether its floor and its noise are due, and the lead it plans over. */
+interface DueTarget {
+  t: TargetPolicy;
+  /** null for a target without a forecast (noise only). */
+  lead: TargetLead | null;
 }
 
-/** Demand history of the due targets: per region, one window (the longest historyDays), paged calls. */
-async function readHistories(deps: ForecasterDeps, due: TargetPolicy[], now: number): Promise<Histories> {
-  const out: Histories = new Map();
-  const regions = [...new Set(due.map((t) => t.region))];
-  for (const region of regions) {
-    const targets = due.filter((t) => t.region === region);
-    const window = historyWindow(now, Math.max(...targets.map((t) => t.forecast!.historyDays)));
-    const queries = demandQueries(targets);
-    for (let i = 0; i < queries.length; i += MAX_HISTORY_QUERIES) {
-      const chunk = queries.slice(i, i + MAX_HISTORY_QUERIES);
-      const inChunk = targets.filter((t) => chunk.some((q) => q.targetId === t.id));
-      try {
-        const results = await deps.ports.history.demand(region, chunk, window);
-        for (const t of inChunk) {
-          const own: HistoryQuery[] = chunk.filter((q) => q.targetId === t.id);
-          out.set(t.id, ownSlice(t, demandHistory(own, results, window), now));
-        }
-      } catch (error) {
-        for (const t of inChunk) out.set(t.id, error instanceof Error ? error : new Error(String(error)));
-      }
-    }
-  }
-  return out;
+/** The lead a forecast target plans over, and the problems of its stored samples. */
+function leadOf(deps: ForecasterDeps, t: TargetPolicy, stored: StoredForecastInputs): TargetLead | null {
+  if (!t.forecast?.enabled) return null;
+  const { lead, problems } = storedLead(t.forecast.leadTimeMinutes, stored);
+  for (const p of problems) deps.telemetry.warn(`state of ${t.id}: ${p}`, { targetId: t.id });
+  const previous = ForecastFloorSchema.safeParse(stored.floor);
+  return { ...lead, previousMinutes: previous.data?.leadTimeMinutes ?? null };
 }
 
-/** The targets whose floor is due, and a 'fresh' or 'failed' outcome for the others. */
+/** The stored noise, or undefined (a malformed one is set aside with a warning, and refitted). */
+function noiseOf(deps: ForecasterDeps, t: TargetPolicy, raw: unknown): StoredNoise | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = StoredNoiseSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'} ${i.message}`).join('; ');
+  deps.telemetry.warn(`state of ${t.id}: noise set aside (refitted this run): ${issues}`, { targetId: t.id });
+  return undefined;
+}
+
+/**
+ * The targets that are due, with the lead each is planned over, and a 'fresh' or 'failed'
+ * outcome for the others. One GetItem a target reads the stored floor, the measured lead times
+ * and the noise. A forecast target is due when its floor is not fresh (built over another lead
+ * or noise term than now applies, or older than refreshMinutes) or its noise is not; a target
+ * with noise alone when its noise is older than an hour.
+ */
 async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: number) {
-  const due: TargetPolicy[] = [];
+  const due: DueTarget[] = [];
   const outcomes: TargetOutcome[] = [];
   for (const t of targets) {
     try {
       const stored = await deps.ports.floors.read(t.id);
-      if (isFresh(t, stored, now))
-        outcomes.push({
-          targetId: t.id,
-          outcome: 'fresh',
-          computedAt: (stored as { computedAt: number }).computedAt,
-        });
-      else due.push(t);
+      const lead = leadOf(deps, t, stored);
+      const noise = noiseOf(deps, t, stored.noise);
+      const noiseFresh = !t.noise?.enabled || isNoiseFresh(t, noise, now);
+      if (lead && (!isFresh(t, stored.floor, now, lead.minutes) || !noiseFresh)) due.push({ t, lead });
+      else if (lead) {
+        const floor = ForecastFloorSchema.parse(stored.floor);
+        outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: floor.computedAt });
+      } else if (!noiseFresh) due.push({ t, lead: null });
+      else outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: noise!.computedAt, of: 'noise' });
     } catch (error) {
       outcomes.push({
         targetId: t.id,
@@ -147,6 +143,10 @@ async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: nu
   }
   return { due, outcomes };
 }
+
+/** What each due target reads: five-minute history for a forecast, one-minute for its noise. */
+const needsOf = (due: DueTarget[]): HistoryNeed[] =>
+  due.map(({ t, lead }) => ({ target: t, forecast: lead !== null, noise: t.noise?.enabled === true }));
 
 const failed = (o: TargetOutcome) =>
   o.outcome === 'failed' ||
@@ -160,12 +160,13 @@ export function createForecaster(deps: ForecasterDeps) {
         'event field detail-type is an alarm: the forecast function runs on its hourly "Scheduled Event"',
       );
     const policy = await loadPolicy(deps);
-    const targets = policy.targets.filter((t) => t.forecast?.enabled);
-    if (targets.length === 0) deps.telemetry.info('no target has forecast.enabled: nothing to forecast');
+    const targets = policy.targets.filter((t) => t.forecast?.enabled || t.noise?.enabled);
+    if (targets.length === 0)
+      deps.telemetry.info('no target has forecast.enabled or noise.enabled: nothing to forecast');
     const { due, outcomes } = await dueTargets(deps, targets, now);
-    const histories = await readHistories(deps, due, now);
+    const histories = await readHistories(deps.ports, needsOf(due), now);
     const ctx: RunContext = { ...deps, now, withheld: due.length > 0 ? await withheld(deps) : null };
-    for (const t of due) {
+    for (const { t, lead } of due) {
       const h = histories.get(t.id)!;
       const outcome =
         h instanceof Error
@@ -174,7 +175,7 @@ export function createForecaster(deps: ForecasterDeps) {
               outcome: 'failed' as const,
               detail: `cannot read demand history: ${errorText(h)}`,
             }
-          : await forecastTarget(ctx, t, h.demand, h.window).catch(
+          : await forecastTarget(ctx, t, h, lead).catch(
               (error: unknown): TargetOutcome => ({
                 targetId: t.id,
                 outcome: 'failed',

@@ -11,9 +11,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { BandPoint } from '../../shared/control/forecast-floor.ts';
+import type { NoiseOutcome } from './noise.ts';
 import {
   type ActionsOutcome,
   type ActionsSkipped,
+  type TargetLead,
   type TargetOutcome,
   type WarmOutcome,
   type Withheld,
@@ -36,6 +38,8 @@ const SKIPPED: Record<ActionsSkipped, string> = {
   OtherRegion: "the target is outside the stack's region, where the role may not write them (OtherRegion)",
   NotRegistered:
     'the target is not a registered scalable target: register it with Application Auto Scaling, min and max as in the policy (NotRegistered)',
+  LevelFloor:
+    'a level floor holds for the next hour only, so the evaluator applies it and no MinCapacity is scheduled (LevelFloor)',
 };
 
 const WITHHELD: Record<Withheld, string> = {
@@ -72,6 +76,44 @@ function describeWarm(w: WarmOutcome): string {
   }
 }
 
+/**
+ * The lead clause of a written floor: said when the lead was measured, has samples, or moved
+ * since the stored floor ("lead time 14 min: p90 of 3 measured scale-outs is 13.0 min + 1 min
+ * metric delay, above the configured 10 (moved from 10 min)"); silent for a configured lead
+ * with nothing measured yet, as before leads were measured.
+ */
+function describeLead(l: TargetLead): string {
+  const moved = l.previousMinutes !== null && l.previousMinutes !== l.minutes;
+  if (!moved && l.source === 'configured' && l.samples === 0) return '';
+  return `; ${l.message}${moved ? ` (moved from ${l.previousMinutes} min)` : ''}`;
+}
+
+const num = (x: number, digits: number) => Number(x.toPrecision(digits)).toString();
+
+/**
+ * The noise clause: "noise a=1.02 b=0.0004 from 2,865 minutes (levels of 15 min)", or why none
+ * was measured. The floor's use of it is said where the floor is.
+ */
+export function describeNoise(n: NoiseOutcome): string {
+  if (n.status === 'unmeasured') return `noise not measured: ${n.why}`;
+  const clamped = n.clamped ? ` (${n.clamped})` : '';
+  return `noise a=${num(n.a, 3)} b=${num(n.b, 3)} from ${n.samples.toLocaleString('en-US')} minutes (levels of ${n.levelMinutes} min, last ${n.historyMinutes} min)${clamped}`;
+}
+
+const noiseClause = (n: NoiseOutcome | undefined) => (n ? `; ${describeNoise(n)}` : '');
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+type Written = Extract<TargetOutcome, { outcome: 'written' }>;
+
+/** The first clause of a written floor: its kind, what it holds, and what it is made of. */
+function describeFloor(o: Written): string {
+  const sigmas = o.floorSigmas ? `, with ${o.floorSigmas} sigmas of noise` : '';
+  if (o.kind === 'level' && o.level)
+    return `level floor written, ${o.floorNow ?? '-'} instances until ${hhmm(o.level.until)} UTC: the last level ${num(o.level.level, 4)} req/min${sigmas}, no forecast yet (${o.level.unavailable})`;
+  const fallback = o.fallback ? `; fallback: ${o.fallback}` : '';
+  return `forecast floor written, ${o.floorNow ?? '-'} instances now, peak ${o.floorPeak} (${o.model} model, ${o.historyDays} days${sigmas})${fallback}`;
+}
+
 /** The log level and sentence of one outcome (also used by tests and the CLI-style summary). */
 export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'error'; message: string } {
   switch (o.outcome) {
@@ -85,18 +127,23 @@ export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'e
             : a.status === 'skipped' && a.reason === 'NotRegistered'
               ? 'warn'
               : 'info',
-        message: `forecast ${o.targetId}: floor written, ${o.floorNow ?? '-'} instances now, peak ${o.floorPeak} (${o.model} model, ${o.historyDays} days); ${describeActions(a)}${warm}`,
+        message: `forecast ${o.targetId}: ${describeFloor(o)}${describeLead(o.lead)}${noiseClause(o.noise)}; ${describeActions(a)}${warm}`,
       };
     }
     case 'fresh':
       return {
         level: 'info',
-        message: `forecast ${o.targetId}: the floor from ${new Date(o.computedAt).toISOString()} is still fresh (refreshMinutes)`,
+        message: `forecast ${o.targetId}: the ${o.of ?? 'floor'} from ${new Date(o.computedAt).toISOString()} is still fresh (refreshMinutes)`,
       };
     case 'no-floor':
       return {
         level: 'warn',
-        message: `forecast ${o.targetId}: no floor written: ${o.reason}: ${o.message}`,
+        message: `forecast ${o.targetId}: no floor written: ${o.reason}: ${o.message}${noiseClause(o.noise)}`,
+      };
+    case 'noise':
+      return {
+        level: o.noise.status === 'measured' ? 'info' : 'warn',
+        message: `forecast ${o.targetId}: no forecast, ${describeNoise(o.noise)}${o.noise.status === 'measured' ? " (stored: it widens the evaluator's band)" : ''}`,
       };
     case 'failed':
       return { level: 'error', message: `forecast ${o.targetId}: failed: ${o.detail}` };
@@ -119,8 +166,9 @@ export function powertoolsForecastTelemetry(logger: Logger, metrics: Metrics): F
         metrics.setTimestamp(p.at);
         metrics.addDimension('TargetId', targetId);
         metrics.addMetric('ForecastFloor', MetricUnit.Count, p.floor);
-        metrics.addMetric('ForecastDemandP50', MetricUnit.Count, p.p50);
-        metrics.addMetric('ForecastDemandP90', MetricUnit.Count, p.p90);
+        // A level floor has no forecast: its points carry the floor alone.
+        if (p.p50 !== undefined) metrics.addMetric('ForecastDemandP50', MetricUnit.Count, p.p50);
+        if (p.p90 !== undefined) metrics.addMetric('ForecastDemandP90', MetricUnit.Count, p.p90);
         metrics.publishStoredMetrics();
       }
     },

@@ -1,7 +1,9 @@
 /**
  * CloudWatch adapter for the forecast's demand history: one GetMetricData for a batch of
- * queries at a five-minute period over days, following NextToken until the last page (a page
- * holds at most 100,800 datapoints: 12 targets x 28 days x 288 periods fills about one). Raw
+ * queries over one window, following NextToken until the last page (a page holds at most
+ * 100,800 datapoints: 12 targets x 28 days x 288 periods fills about one). Each query has its
+ * own period: five minutes for the forecast, one minute for the noise (both in one call where
+ * CloudWatch keeps one-minute data for the whole window: shared/control/history-plan.ts). Raw
  * results come back as they are; shared/control/demand.ts merges the pages and checks them.
  */
 import {
@@ -29,7 +31,7 @@ export const toHistoryQuery = (q: HistoryQuery): MetricDataQuery => ({
       MetricName: q.source.metricName,
       Dimensions: Object.entries(q.source.dimensions).map(([Name, Value]) => ({ Name, Value })),
     },
-    Period: HISTORY_PERIOD_SECONDS,
+    Period: q.periodSeconds ?? HISTORY_PERIOD_SECONDS,
     Stat: q.source.statistic,
   },
   ReturnData: true,

@@ -3,9 +3,12 @@
  * written only with a condition on its `version`, and the decision audit items.
  *
  * A claim is an UpdateItem (not a PutItem) so attributes other writers own, such as the
- * forecast function's `forecastFloor`, survive it.
+ * forecast function's `forecastFloor` and the state machine's `leadTimesSfn`, survive it. The
+ * same write carries the evaluator's measured scale-outs (`leadTimes`) when it adds one, and
+ * trims `leadTimesSfn` (shared/control/lead-samples.ts): no extra call per tick.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LeadSample } from '../control/lead-time.ts';
 import type { Pending } from '../control/state.ts';
 import { STATE_SK, targetPk } from '../control/state.ts';
 import type { EngineState } from '../engine/types.ts';
@@ -17,6 +20,52 @@ export interface StateWrite {
   lastDecisionId: string;
   /** The change in flight after this write; undefined removes it. */
   pending: Pending | undefined;
+  /** The evaluator's measured scale-outs, when this write adds one; undefined leaves them. */
+  leadTimes?: LeadSample[];
+  /**
+   * The state machine's `leadTimesSfn`: remove its first n entries (the oldest beyond the kept
+   * number), or all of it when it is not a list; undefined leaves it.
+   */
+  trimLeadTimesSfn?: number | 'all';
+}
+
+/** The UpdateExpression of a claim and the names and values it uses (DynamoDB rejects unused ones). */
+export function claimExpression(write: StateWrite): {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  const names: Record<string, string> = {
+    '#version': 'version',
+    '#engine': 'engine',
+    '#updatedAt': 'updatedAt',
+    '#decision': 'lastDecisionId',
+    '#pending': 'pending',
+  };
+  const values: Record<string, unknown> = {
+    ':engine': write.engine,
+    ':updatedAt': write.updatedAt,
+    ':decision': write.lastDecisionId,
+  };
+  const set = ['#version = :next', '#engine = :engine', '#updatedAt = :updatedAt', '#decision = :decision'];
+  const remove: string[] = [];
+  if (write.pending) {
+    set.push('#pending = :pending');
+    values[':pending'] = write.pending;
+  } else remove.push('#pending');
+  if (write.leadTimes) {
+    set.push('#leadTimes = :leadTimes');
+    names['#leadTimes'] = 'leadTimes';
+    values[':leadTimes'] = write.leadTimes;
+  }
+  const trim = write.trimLeadTimesSfn;
+  if (trim !== undefined && trim !== 0) {
+    names['#leadTimesSfn'] = 'leadTimesSfn';
+    if (trim === 'all') remove.push('#leadTimesSfn');
+    else for (let i = 0; i < trim; i++) remove.push(`#leadTimesSfn[${i}]`);
+  }
+  const expression = `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`;
+  return { expression, names, values };
 }
 
 export interface StatePort {
@@ -42,31 +91,18 @@ export function dynamoStateStore(client: DynamoDBDocumentClient, tableName: stri
       return out.Item;
     },
     async claim(targetId, expected, write) {
-      const values: Record<string, unknown> = {
-        ':next': (expected ?? 0) + 1,
-        ':engine': write.engine,
-        ':updatedAt': write.updatedAt,
-        ':decision': write.lastDecisionId,
-      };
+      const { expression, names, values } = claimExpression(write);
+      values[':next'] = (expected ?? 0) + 1;
       if (expected !== null) values[':expected'] = expected;
-      if (write.pending) values[':pending'] = write.pending;
       try {
         await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { pk: targetPk(targetId), sk: STATE_SK },
-            UpdateExpression: `SET #version = :next, #engine = :engine, #updatedAt = :updatedAt, #decision = :decision${
-              write.pending ? ', #pending = :pending' : ' REMOVE #pending'
-            }`,
+            UpdateExpression: expression,
             ConditionExpression:
               expected === null ? 'attribute_not_exists(#version)' : '#version = :expected',
-            ExpressionAttributeNames: {
-              '#version': 'version',
-              '#engine': 'engine',
-              '#updatedAt': 'updatedAt',
-              '#decision': 'lastDecisionId',
-              '#pending': 'pending',
-            },
+            ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           }),
         );

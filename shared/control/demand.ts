@@ -83,13 +83,26 @@ export interface HistoryQuery {
   id: string;
   targetId: string;
   source: MetricSource;
+  /** Seconds per datapoint: 300 (the forecast's history, the default) or 60 (the noise's). */
+  periodSeconds?: number;
 }
 
-/** Queries for the targets' demand, ids d0, d1, ... in target order. */
-export function demandQueries(targets: readonly TargetPolicy[]): HistoryQuery[] {
+/**
+ * Queries for the targets' demand, ids d0, d1, ... in target order at five minutes; the noise's
+ * one-minute queries are m0, m1, ... (periodSeconds 60, prefix 'm'), so both fit one call.
+ */
+export function demandQueries(
+  targets: readonly TargetPolicy[],
+  periodSeconds = HISTORY_PERIOD_SECONDS,
+  prefix = 'd',
+): HistoryQuery[] {
   return targets
     .flatMap((t) => demandSources(t).map((source) => ({ targetId: t.id, source })))
-    .map((q, i) => ({ id: `d${i}`, ...q }));
+    .map((q, i) => ({
+      id: `${prefix}${i}`,
+      ...q,
+      ...(periodSeconds === HISTORY_PERIOD_SECONDS ? {} : { periodSeconds }),
+    }));
 }
 
 /**
@@ -125,7 +138,8 @@ function addPoints(sums: Map<number, number>, r: RawMetricResult, q: HistoryQuer
 }
 
 /**
- * One target's results (every page, every part) to a history over the window. CloudWatch has no
+ * One target's results (every page, every part) to a history over the window, one bin per
+ * `periodSeconds` (five minutes for the forecast, one for the noise). CloudWatch has no
  * datapoint for a period without requests, so a missing period after the first datapoint is 0
  * requests; before it, the target had no metric yet (or the window reaches past its life), so
  * those periods are gaps (null) the forecaster skips.
@@ -134,7 +148,9 @@ export function demandHistory(
   queries: readonly HistoryQuery[],
   results: readonly RawMetricResult[],
   window: HistoryWindow,
+  periodSeconds = HISTORY_PERIOD_SECONDS,
 ): DemandHistory {
+  const periodMs = periodSeconds * 1000;
   const byId = new Map(queries.map((q) => [q.id, q]));
   const sums = new Map<number, number>();
   for (const r of results) {
@@ -144,11 +160,11 @@ export function demandHistory(
     if (problem)
       return { ok: false, reason: 'Rejected', message: `GetMetricData result rejected: ${problem}` };
   }
-  const bins = Math.round((window.end - window.start) / PERIOD_MS);
+  const bins = Math.round((window.end - window.start) / periodMs);
   const history: (number | null)[] = new Array(bins).fill(null);
   let first = bins;
   for (const [t, v] of sums) {
-    const i = Math.floor((t - window.start) / PERIOD_MS);
+    const i = Math.floor((t - window.start) / periodMs);
     if (i < 0 || i >= bins) continue;
     history[i] = (history[i] ?? 0) + v;
     first = Math.min(first, i);

@@ -6,8 +6,9 @@
  * resource names, numbers and codes.
  */
 import type { Decision, Reading } from '../engine/types.ts';
-import type { TargetPolicy } from '../policy/schema.ts';
+import type { MetricName, TargetPolicy } from '../policy/schema.ts';
 import type { Mode } from './config.ts';
+import type { NoisePick } from './noise.ts';
 import type { Outcome } from './plan.ts';
 import { targetPk } from './state.ts';
 
@@ -22,10 +23,79 @@ export interface RecordInputs {
   capacity: { desired: number; ready: number; liveDesired: number; status: string } | null;
   readings: Record<string, Reading>;
   activation: Record<string, Reading>;
-  /** The forecast floor applied now: the step's capacity, its quantile and when it was forecast (epoch ms). */
-  forecastFloor: { capacity: number; quantile: string; computedAt: number } | null;
+  /**
+   * The floor applied now: the step's capacity, its quantile, when it was made (epoch ms), and
+   * its kind: forecast, or level (the last level plus its noise, before a forecast exists).
+   */
+  forecastFloor: {
+    capacity: number;
+    quantile: string;
+    computedAt: number;
+    kind?: 'forecast' | 'level';
+    /** The simpler forecaster the floor came from, when the forecast fell back to one. */
+    fallback?: 'recent-level' | 'naive-day';
+  } | null;
+  /**
+   * The lead time the applied floor was planned over (null with no floor): the policy's
+   * leadTimeMinutes (source configured) or the measured one above it (source measured), and the
+   * measured scale-outs behind it (shared/control/lead-time.ts).
+   */
+  leadTime: {
+    minutes: number;
+    configuredMinutes: number;
+    samples: number;
+    source: 'configured' | 'measured';
+  } | null;
+  /** The measured noise the engine had (null: noise off, or none stored); see NoiseInput. */
+  noise: NoiseInput | null;
   killSwitch: boolean;
   conflict: string | null;
+}
+
+/**
+ * The measured noise in a decision record: the model (Var = a x level + b x level^2, requests a
+ * minute), when it was fitted and its age in minutes; `stale` when it was too old to use (the
+ * band kept its tolerance). `bands` names each signal whose dead band the engine widened, with
+ * its tolerance and the band it used (fractions of the target): { invocationsPerInstance:
+ * { tolerance: 0.1, band: 0.23 } } reads "within +-23 % instead of +-10 %".
+ */
+export interface NoiseInput {
+  status: 'used' | 'stale';
+  a: number;
+  b: number;
+  samples: number;
+  computedAt: number;
+  ageMinutes: number;
+  bands: Partial<Record<MetricName, { tolerance: number; band: number }>>;
+}
+
+/** The record's noise from what the evaluator picked and what the engine did with it. */
+export function noiseInput(
+  t: TargetPolicy,
+  pick: NoisePick,
+  decision: Pick<Decision, 'signals'>,
+): NoiseInput | null {
+  if (pick.kind === 'noise') {
+    const bands: NoiseInput['bands'] = {};
+    for (const s of decision.signals) {
+      const signal = t.signals.find((p) => p.metric === s.metric);
+      if (s.noiseBand !== undefined && signal && 'tolerance' in signal)
+        bands[s.metric] = { tolerance: signal.tolerance, band: s.noiseBand };
+    }
+    const { a, b, samples } = pick.model;
+    return { status: 'used', a, b, samples, computedAt: pick.computedAt, ageMinutes: pick.ageMinutes, bands };
+  }
+  if (pick.reason !== 'Stale') return null;
+  const { a, b, samples } = pick.model;
+  return {
+    status: 'stale',
+    a,
+    b,
+    samples,
+    computedAt: pick.computedAt,
+    ageMinutes: pick.ageMinutes,
+    bands: {},
+  };
 }
 
 export type RecordAction =
@@ -53,6 +123,8 @@ export interface DecisionRecord {
   detail: string;
   /** Evaluations lost to concurrent ones before this one won its conditional write. */
   retries: number;
+  /** The scale-out this evaluation saw serve and recorded in `leadTimes` (epoch ms), when it did. */
+  leadSample?: { requestedAt: number; servingAt: number; minutes: number };
 }
 
 /** The evaluate function's default AUDIT_TTL_DAYS (shared/control/config.ts), for callers without a config. */

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { type EngineState, EngineStateSchema } from '../engine/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { decodeLeadTimes, noLeadTimes, type StoredLeadTimes } from './lead-samples.ts';
 
 export const STATE_SK = 'STATE';
 export const targetPk = (targetId: string) => `TARGET#${targetId}`;
@@ -34,18 +35,66 @@ export const ForecastFloorSchema = z.looseObject({
   /** Epoch ms of step 0's start (the forecast's origin, a five-minute boundary). */
   startsAt: z.number(),
   stepMinutes: z.literal(5),
+  /** The lead each step covers: the policy's leadTimeMinutes, or more when measured (lead-time.ts). */
   leadTimeMinutes: z.number().int().min(0),
+  /** Where leadTimeMinutes came from; absent on floors written before it was measured (configured). */
+  leadSource: z.enum(['configured', 'measured']).optional(),
+  /** The policy's leadTimeMinutes when the floor was made (a changed policy makes the floor due). */
+  configuredLeadTimeMinutes: z.number().int().min(0).optional(),
+  /** Measured scale-outs behind the lead (0 when none). */
+  leadSamples: z.number().int().min(0).optional(),
   capacities: z.array(z.number().int().min(0)),
   /** SageMaker: standby instances included in every capacity (it has no warm pool). */
   standby: z.number().int().min(0).optional(),
+  /**
+   * forecast: planned from the demand forecast; level: before a forecast exists (under a day of
+   * history), the last level plus its measured noise for the next hour. Absent on floors written
+   * before level floors: forecast.
+   */
+  kind: z.enum(['forecast', 'level']).optional(),
+  /** The simpler forecaster the floor came from, when the seasonal model had lately scored worse. */
+  fallback: z.enum(['recent-level', 'naive-day']).optional(),
+  /** The noise term the floor was planned with (noise.floorSigmas of the model); absent: none. */
+  noise: z
+    .object({
+      floorSigmas: z.number().min(0),
+      a: z.number().min(0),
+      b: z.number().min(0),
+      samples: z.number().int().min(0),
+    })
+    .optional(),
+  /** A level floor's level: the median of the last noise.levelMinutes minutes, requests a minute. */
+  level: z.number().min(0).optional(),
 });
 export type ForecastFloor = z.infer<typeof ForecastFloorSchema>;
+
+/**
+ * Written by the forecast function next to the floor: the measured noise of the target's
+ * per-minute demand around its level, Var(demand - level) = a x level + b x level^2, in requests
+ * a minute as CloudWatch counts them (shared/forecast/noise-model.ts; docs/forecast-aws.md).
+ * The evaluator widens the invocationsPerInstance band with it (shared/control/noise.ts).
+ */
+export const StoredNoiseSchema = z.object({
+  a: z.number().min(0),
+  b: z.number().min(0),
+  /** Minutes the fit was made from. */
+  samples: z.number().int().min(0),
+  /** Epoch ms of the fit; older than 3 x refreshMinutes (at least 3 h) it is stale. */
+  computedAt: z.number(),
+  /** noise.levelMinutes and noise.historyMinutes of the policy it was fitted under. */
+  levelMinutes: z.number().int().min(1),
+  historyMinutes: z.number().int().min(1),
+});
+export type StoredNoise = z.infer<typeof StoredNoiseSchema>;
 
 const StateItemSchema = z.looseObject({
   version: z.number().int().min(0).optional(),
   engine: z.unknown().optional(),
   pending: z.unknown().optional(),
   forecastFloor: z.unknown().optional(),
+  leadTimes: z.unknown().optional(),
+  leadTimesSfn: z.unknown().optional(),
+  noise: z.unknown().optional(),
 });
 
 export interface StoredState {
@@ -55,6 +104,10 @@ export interface StoredState {
   pending: Pending | undefined;
   /** The forecast function's floor schedule, as stored; whether it applies now is for the picker. */
   forecastFloor: ForecastFloor | undefined;
+  /** Measured scale-outs (`leadTimes`, `leadTimesSfn`; shared/control/lead-samples.ts). */
+  lead: StoredLeadTimes;
+  /** The forecast function's measured noise (`noise`; shared/control/noise.ts), as stored. */
+  noise: StoredNoise | undefined;
   /** Parts of the item that did not decode and were set aside (logged; never fatal). */
   problems: string[];
 }
@@ -74,6 +127,8 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     engine: undefined,
     pending: undefined,
     forecastFloor: undefined,
+    lead: noLeadTimes(),
+    noise: undefined,
     problems: [],
   };
   if (!item) return out;
@@ -98,6 +153,17 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     if (floor.success) out.forecastFloor = floor.data;
     else out.problems.push(`forecastFloor set aside: ${issuesOf(floor.error)}`);
   }
+  if (parsed.data.noise !== undefined) {
+    const noise = StoredNoiseSchema.safeParse(parsed.data.noise);
+    if (noise.success) out.noise = noise.data;
+    else
+      out.problems.push(
+        `noise set aside (the band keeps its tolerance until the next forecast run): ${issuesOf(noise.error)}`,
+      );
+  }
+  const lead = decodeLeadTimes(parsed.data);
+  out.lead = lead.lead;
+  out.problems.push(...lead.problems);
   return out;
 }
 

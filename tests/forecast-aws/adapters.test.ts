@@ -1,7 +1,8 @@
 /**
  * The forecast's adapters: the client's standard retry takes a throttled GetMetricData (the real
  * retry middleware, over a scripted HTTP layer), the scheduled-action calls carry the exact
- * resource, dimension and name, and the floor store reads and writes one attribute.
+ * resource, dimension and name, the floor store reads the floor, the lead times and the noise
+ * and writes the floor and the noise in one UpdateItem, and a noise query is one-minute.
  */
 import {
   ApplicationAutoScalingClient,
@@ -12,10 +13,10 @@ import {
 } from '@aws-sdk/client-application-auto-scaling';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clientConfig } from '#shared/aws/clients.ts';
-import { cloudWatchHistory } from '#shared/aws/demand-history.ts';
+import { cloudWatchHistory, toHistoryQuery } from '#shared/aws/demand-history.ts';
 import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
 import { scheduledActionsAdapter } from '#shared/aws/scheduled-actions.ts';
 import { FAKE_CREDENTIALS, type FakeResponse, scriptedHandler } from '../aws/fakes.ts';
@@ -182,22 +183,123 @@ describe('floor store', () => {
   );
   beforeEach(() => ddb.reset());
 
+  const none = { floor: undefined, leadTimes: undefined, leadTimesSfn: undefined, noise: undefined };
   it.each([
     {
       case: 'an item with a floor gives the floor',
       item: { forecastFloor: { quantile: 'p90' } },
-      expected: { quantile: 'p90' },
+      expected: { ...none, floor: { quantile: 'p90' } },
     },
-    { case: 'an item without one gives undefined', item: { version: 3 }, expected: undefined },
-    { case: 'no item gives undefined', item: undefined, expected: undefined },
-  ])('$case, reading that attribute only', async ({ item, expected }) => {
+    {
+      case: 'an item with measured lead times gives them as stored, for the caller to decode',
+      item: { leadTimes: [{ requestedAt: 1, servingAt: 2 }], leadTimesSfn: 'x' },
+      expected: { ...none, leadTimes: [{ requestedAt: 1, servingAt: 2 }], leadTimesSfn: 'x' },
+    },
+    {
+      case: 'an item with measured noise gives it as stored, for the caller to decode',
+      item: { noise: { a: 1, b: 0 } },
+      expected: { ...none, noise: { a: 1, b: 0 } },
+    },
+    { case: 'an item without one gives undefined', item: { version: 3 }, expected: none },
+    { case: 'no item gives undefined', item: undefined, expected: none },
+  ])('$case, reading the floor, the lead times and the noise in one GetItem', async ({ item, expected }) => {
     ddb.on(GetCommand).resolves({ Item: item });
     expect(await store.read('chat-llm')).toEqual(expected);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
       TableName: 'governor-state',
       Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
-      ProjectionExpression: '#floor',
-      ExpressionAttributeNames: { '#floor': 'forecastFloor' },
+      ProjectionExpression: '#floor, #lead, #leadSfn, #noise',
+      ExpressionAttributeNames: {
+        '#floor': 'forecastFloor',
+        '#lead': 'leadTimes',
+        '#leadSfn': 'leadTimesSfn',
+        '#noise': 'noise',
+      },
     });
+  });
+});
+
+describe('floor store writes', () => {
+  const ddb = mockOf('ddb');
+  const store = dynamoFloorStore(
+    DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', credentials: FAKE_CREDENTIALS })),
+    'governor-state',
+  );
+  beforeEach(() => ddb.reset());
+  const floor = {
+    quantile: 'p90',
+    computedAt: NOW,
+    startsAt: ORIGIN,
+    stepMinutes: 5 as const,
+    leadTimeMinutes: 10,
+    capacities: [2, 2],
+  };
+  const noise = { a: 1, b: 0, samples: 2865, computedAt: NOW, levelMinutes: 15, historyMinutes: 2880 };
+
+  it.each([
+    {
+      case: 'the floor and the noise go in one UpdateItem of those two attributes',
+      write: { forecastFloor: floor, noise },
+      expected: {
+        UpdateExpression: 'SET #floor = :floor, #noise = :noise',
+        ExpressionAttributeNames: { '#floor': 'forecastFloor', '#noise': 'noise' },
+        ExpressionAttributeValues: { ':floor': floor, ':noise': noise },
+      },
+    },
+    {
+      case: 'the floor alone sets forecastFloor only, as before noise was measured',
+      write: { forecastFloor: floor },
+      expected: {
+        UpdateExpression: 'SET #floor = :floor',
+        ExpressionAttributeNames: { '#floor': 'forecastFloor' },
+        ExpressionAttributeValues: { ':floor': floor },
+      },
+    },
+    {
+      case: 'the noise alone (no forecast, or no floor) sets noise only',
+      write: { noise },
+      expected: {
+        UpdateExpression: 'SET #noise = :noise',
+        ExpressionAttributeNames: { '#noise': 'noise' },
+        ExpressionAttributeValues: { ':noise': noise },
+      },
+    },
+  ])('$case, unconditionally', async ({ write, expected }) => {
+    ddb.on(UpdateCommand).resolves({});
+    await store.write('chat-llm', write);
+    const input = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(input).toEqual({
+      TableName: 'governor-state',
+      Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
+      ...expected,
+    });
+  });
+
+  it('nothing to write makes no call', async () => {
+    await store.write('chat-llm', {});
+    expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+describe('history queries', () => {
+  const source = {
+    namespace: 'AWS/SageMaker',
+    metricName: 'Invocations',
+    dimensions: { EndpointName: 'chat-llm-prod', VariantName: 'AllTraffic' },
+    statistic: 'Sum' as const,
+    scale: 1,
+  };
+  it.each([
+    { case: 'a forecast query is five-minute', periodSeconds: undefined, period: 300 },
+    { case: 'a noise query is one-minute', periodSeconds: 60, period: 60 },
+  ])('$case', ({ periodSeconds, period }) => {
+    const q = toHistoryQuery({
+      id: 'm0',
+      targetId: 'chat-llm',
+      source,
+      ...(periodSeconds ? { periodSeconds } : {}),
+    });
+    expect(q.MetricStat).toMatchObject({ Period: period, Stat: 'Sum' });
   });
 });

@@ -4,13 +4,16 @@
  * is not. The evaluate function over aws-sdk-client-mock (tests/functions/harness.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { CONFIG, EXAMPLE_POLICY, eventFile, harness } from '../functions/harness.ts';
+import { CONFIG, eventFile, harness, REPLAY_POLICY } from '../functions/harness.ts';
 
 const TICK_AT = Date.parse('2025-06-02T12:00:00Z');
 const NOW = TICK_AT + 30_000;
 const MIN = 60_000;
 
-/** The example policy: chat-llm at 2 instances, 84 requests per instance against a target of 90 (within band). */
+/**
+ * The replays' policy (events/replay/chat-llm.yaml, not the example, which is retuned): chat-llm at
+ * 2 instances, 84 requests per instance against a target of 84 (within band).
+ */
 const floorAt = (computedAt: number, startsAt: number, capacities: number[]) => ({
   quantile: 'p90',
   computedAt,
@@ -30,7 +33,14 @@ describe('the evaluator applies the forecast floor schedule', () => {
       recorded: { capacity: 5, quantile: 'p90', computedAt: NOW - 20 * MIN },
     },
     {
-      // refreshMinutes 180 in the example policy: stale after 360 minutes.
+      case: 'a floor from a fallback forecaster says so on the decision (ForecastFallback)',
+      floor: { ...floorAt(NOW - 20 * MIN, TICK_AT - 5 * MIN, [2, 5, 9]), fallback: 'naive-day' },
+      desired: 5,
+      reasons: ['WithinBand', 'ForecastFloor', 'ForecastFallback'],
+      recorded: { capacity: 5, quantile: 'p90', computedAt: NOW - 20 * MIN },
+    },
+    {
+      // refreshMinutes 180 in the replays' policy: stale after 360 minutes.
       case: 'a floor older than twice refreshMinutes is not applied',
       floor: floorAt(NOW - 361 * MIN, TICK_AT - 5 * MIN, new Array(200).fill(5)),
       desired: 2,
@@ -63,10 +73,44 @@ describe('the evaluator applies the forecast floor schedule', () => {
     expect(h.table.state('chat-llm')!.forecastFloor).toEqual(floor);
   });
 
+  it.each([
+    {
+      case: 'a floor over a measured lead passes that lead to the engine and records it as measured',
+      floor: {
+        ...floorAt(NOW - 20 * MIN, TICK_AT - 5 * MIN, [2, 5, 9]),
+        leadTimeMinutes: 14,
+        leadSource: 'measured',
+        configuredLeadTimeMinutes: 10,
+        leadSamples: 3,
+      },
+      lead: { minutes: 14, configuredMinutes: 10, samples: 3, source: 'measured' },
+    },
+    {
+      case: 'a floor from before leads were measured counts as configured',
+      floor: floorAt(NOW - 20 * MIN, TICK_AT - 5 * MIN, [2, 5, 9]),
+      lead: { minutes: 10, configuredMinutes: 10, samples: 0, source: 'configured' },
+    },
+    {
+      case: 'no floor applying records no lead',
+      floor: floorAt(NOW - 361 * MIN, TICK_AT - 5 * MIN, new Array(200).fill(5)),
+      lead: null,
+    },
+  ])('$case', async ({ floor, lead }) => {
+    const h = harness();
+    h.table.items.set('TARGET#chat-llm|STATE', { pk: 'TARGET#chat-llm', sk: 'STATE', forecastFloor: floor });
+    const [record] = (await h.evaluate(eventFile('scheduler-tick'), NOW)).records;
+    expect(record!.inputs.leadTime).toEqual(lead);
+    // The snapshot's leadTime (shared/engine/types.ts SignalSnapshot.leadTime), as decide() echoes it.
+    const { source: _, ...snapshotLead } = lead ?? { source: null };
+    expect((record!.decision as { leadTime?: unknown }).leadTime).toEqual(lead ? snapshotLead : undefined);
+    // Raised to the floor of 5 over a lead above the configured one: the engine says so.
+    if (lead?.source === 'measured') expect(record!.decision!.reasons).toContain('LeadTimeMeasured');
+  });
+
   it('a target whose policy has no forecast ignores a stored floor', async () => {
     const h = harness();
     // Without forecast, and so without warmPool (SageMaker's standby rides on the forecast floor).
-    const noForecast = EXAMPLE_POLICY.replace(/ {4}(forecast|warmPool):\n( {6}.*\n)+/g, '');
+    const noForecast = REPLAY_POLICY.replace(/ {4}(forecast|warmPool):\n( {6}.*\n)+/g, '');
     h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, noForecast);
     h.table.items.set('TARGET#chat-llm|STATE', {
       pk: 'TARGET#chat-llm',

@@ -60,6 +60,24 @@ export function dailyDemand(t: number): number {
   return 90 + 910 * Math.max(0, Math.sin((Math.PI * (minute - 480)) / 720));
 }
 
+/**
+ * A minute's request count as CloudWatch's one-minute Invocations Sum would have it: a
+ * Poisson-like draw around dailyDemand (mean m, standard deviation sqrt(m): normal, rounded),
+ * the same for the same minute on every call, so pages and runs agree. Fitted, it gives a ~ 1, b ~ 0.
+ */
+export function minuteCount(t: number): number {
+  const m = dailyDemand(t);
+  const u = (k: number) => {
+    // A hash of the minute to (0, 1): mulberry32's finaliser.
+    let x = (Math.floor(t / 60_000) * 2 + k + 0x6d2b79f5) | 0;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return (((x ^ (x >>> 14)) >>> 0) + 0.5) / 4_294_967_296;
+  };
+  const z = Math.sqrt(-2 * Math.log(u(0))) * Math.cos(2 * Math.PI * u(1));
+  return Math.max(0, Math.round(m + Math.sqrt(m) * z));
+}
+
 export const POLICY = (over: { forecast?: string; extra?: string } = {}) => `version: 1
 targets:
   - id: chat-llm
@@ -137,13 +155,15 @@ function fakeMetrics(world: World) {
         const dims = metric.Dimensions as { Value: string }[];
         const since = world.historySince.get(dims[0]!.Value);
         const points: [Date, number][] = [];
-        // SageMaker's Invocations, or the Governor/Demand Requests an Auto Scaling group publishes.
+        // SageMaker's Invocations, or the Governor/Demand Requests an Auto Scaling group publishes:
+        // smooth five-minute sums for the forecast, Poisson-like minutes for the noise.
         if (
           since !== undefined &&
           (metric.MetricName === 'Invocations' || metric.MetricName === 'Requests')
         ) {
-          for (let t = Math.max(start, since); t < end; t += 300_000)
-            points.push([new Date(t), 5 * dailyDemand(t)]);
+          const period = (q.MetricStat!.Period ?? 300) * 1000;
+          for (let t = Math.max(start, since); t < end; t += period)
+            points.push([new Date(t), period === 60_000 ? minuteCount(t) : 5 * dailyDemand(t)]);
         }
         const slice = points.slice(page * world.pageSize, (page + 1) * world.pageSize);
         if (points.length > (page + 1) * world.pageSize) more = true;
@@ -163,14 +183,20 @@ function fakeTable(world: World) {
   mockOf('ddb')
     .on(GetCommand)
     .callsFake(async (input) => {
+      // The attributes the ProjectionExpression names (forecastFloor, leadTimes, leadTimesSfn, noise).
       const item = world.items.get(key(input.Key));
-      return { Item: item ? structuredClone({ forecastFloor: item.forecastFloor }) : undefined };
+      const names = Object.values(input.ExpressionAttributeNames ?? {}) as string[];
+      return { Item: item ? structuredClone(Object.fromEntries(names.map((n) => [n, item[n]]))) : undefined };
     });
   mockOf('ddb')
     .on(UpdateCommand)
     .callsFake(async (input) => {
+      // SET #a = :a, #b = :b: the attributes the forecast function writes (forecastFloor, noise).
       const item = world.items.get(key(input.Key)) ?? { ...input.Key };
-      item.forecastFloor = structuredClone(input.ExpressionAttributeValues[':floor']);
+      for (const [, name, value] of String(input.UpdateExpression).matchAll(/(#\w+) = (:\w+)/g))
+        item[input.ExpressionAttributeNames![name!]!] = structuredClone(
+          input.ExpressionAttributeValues![value!],
+        );
       world.items.set(key(input.Key), item);
       return {};
     });

@@ -81,12 +81,56 @@ describe('floorSchedule', () => {
       computedAt: T0 + 3 * MIN,
     });
     expect(floor).toEqual({
+      kind: 'forecast',
       quantile: 'p90',
       computedAt: T0 + 3 * MIN,
       startsAt: T0,
       stepMinutes: 5,
       leadTimeMinutes: 10,
+      leadSource: 'configured',
+      configuredLeadTimeMinutes: 10,
+      leadSamples: 0,
       capacities: [7, 9, 9, 9, 9, 4],
+    });
+  });
+
+  it('stores which simpler forecaster a fallback forecast came from, for the ForecastFallback reason', () => {
+    const fc = forecastOf([1, 1, 1, 1, 1, 1], [250, 320, 610, 900, 880, 400]);
+    const fallback = {
+      to: 'recent-level' as const,
+      seasonalPinballP90: 31.2,
+      fallbackPinballP90: 18.4,
+      message: 'using the recent level',
+    };
+    const floor = floorSchedule({
+      forecast: { ...fc, fallback },
+      quantile: 'p90',
+      leadTimeMinutes: 10,
+      requestsPerInstance: 100,
+      scaling,
+      computedAt: T0 + 3 * MIN,
+    });
+    expect(floor.fallback).toBe('recent-level');
+  });
+
+  it('covers a measured lead: 14 minutes look 3 steps ahead, and the floor says where the lead came from', () => {
+    const fc = forecastOf([1, 1, 1, 1, 1, 1], [250, 320, 610, 900, 880, 400]);
+    const floor = floorSchedule({
+      forecast: fc,
+      quantile: 'p90',
+      leadTimeMinutes: 14,
+      lead: { source: 'measured', configuredMinutes: 10, samples: 3 },
+      requestsPerInstance: 100,
+      scaling,
+      computedAt: T0 + 3 * MIN,
+    });
+    // The 12:00 step now covers 12:15 (900): 9 instances, 15 minutes before they are needed.
+    expect(floor).toMatchObject({
+      leadTimeMinutes: 14,
+      leadSource: 'measured',
+      configuredLeadTimeMinutes: 10,
+      leadSamples: 3,
+      capacities: [9, 9, 9, 9, 9, 4],
     });
   });
 
@@ -228,10 +272,57 @@ describe('isFresh: whether the hourly run may keep a stored floor', () => {
     },
     { case: 'another lead time is due', t: target({ leadTimeMinutes: 20 }), stored, age: 1, fresh: false },
     { case: 'a malformed stored floor is due', t, stored: { capacity: 3 }, age: 1, fresh: false },
+    {
+      case: 'a floor over a measured 14 min is kept while the samples still say 14',
+      t,
+      stored: { ...stored, leadTimeMinutes: 14, configuredLeadTimeMinutes: 10, leadSource: 'measured' },
+      age: 60,
+      lead: 14,
+      fresh: true,
+    },
+    {
+      case: 'a floor over a measured 14 min is due when the samples say 16',
+      t,
+      stored: { ...stored, leadTimeMinutes: 14, configuredLeadTimeMinutes: 10, leadSource: 'measured' },
+      age: 60,
+      lead: 16,
+      fresh: false,
+    },
+    {
+      case: 'a floor over a measured 14 min is due when the samples fall back to the configured 10',
+      t,
+      stored: { ...stored, leadTimeMinutes: 14, configuredLeadTimeMinutes: 10, leadSource: 'measured' },
+      age: 60,
+      lead: 10,
+      fresh: false,
+    },
+    {
+      case: 'a floor over a measured lead is due when the configured lead changes',
+      t: target({ refreshMinutes: 180, leadTimeMinutes: 12 }),
+      stored: { ...stored, leadTimeMinutes: 14, configuredLeadTimeMinutes: 10, leadSource: 'measured' },
+      age: 60,
+      lead: 14,
+      fresh: false,
+    },
     { case: 'no stored floor is due', t, stored: undefined, age: 1, fresh: false },
-  ])('$case', ({ t, stored, age, fresh }) => {
-    expect(isFresh(t, stored, T0 + age * MIN)).toBe(fresh);
-  });
+  ])(
+    '$case',
+    ({
+      t,
+      stored,
+      age,
+      fresh,
+      lead,
+    }: {
+      t: TargetPolicy;
+      stored: unknown;
+      age: number;
+      fresh: boolean;
+      lead?: number;
+    }) => {
+      expect(isFresh(t, stored, T0 + age * MIN, lead)).toBe(fresh);
+    },
+  );
 });
 
 describe('bandPoints', () => {

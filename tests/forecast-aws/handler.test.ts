@@ -84,6 +84,7 @@ describe('the forecast Lambda handler', () => {
         {
           targetId: 'chat-llm',
           outcome: 'written',
+          kind: 'forecast',
           floorNow: expect.any(Number),
           floorPeak: expect.any(Number),
           actions: 'written',
@@ -110,7 +111,7 @@ describe('the forecast Lambda handler', () => {
     expect(lines.map((l) => l._aws.Timestamp)).toEqual(
       Array.from({ length: 12 }, (_, i) => Date.parse('2025-06-09T12:00:00Z') + i * 300_000),
     );
-    const logged = output.find((l) => l.includes('"forecast chat-llm: floor written'));
+    const logged = output.find((l) => l.includes('"forecast chat-llm: forecast floor written'));
     expect(JSON.parse(logged!)).toMatchObject({
       level: 'INFO',
       service: 'governor-forecast',

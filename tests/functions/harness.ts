@@ -4,7 +4,7 @@
  * Get/Update/Put with DynamoDB's conditional semantics (version checks), so replays assert the
  * exact calls an event causes.
  */
-export { CONFIG, EXAMPLE_POLICY, eventFile } from './support.ts';
+export { CONFIG, EXAMPLE_POLICY, eventFile, REPLAY_POLICY } from './support.ts';
 
 import {
   ApplicationAutoScalingClient,
@@ -30,7 +30,7 @@ import { createEvaluator, type EvaluatorDeps } from '#functions/evaluate/evaluat
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import { type CapturedTelemetry, CONFIG, captureTelemetry, EXAMPLE_POLICY } from './support.ts';
+import { type CapturedTelemetry, CONFIG, captureTelemetry, REPLAY_POLICY } from './support.ts';
 
 /** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
 export type MetricValues = Record<string, number | undefined>;
@@ -40,7 +40,10 @@ type Stub = AwsStub<object, MetadataBearer, unknown>;
 const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
-/** DynamoDB semantics the state store relies on: strongly consistent Get, conditional Update. */
+/**
+ * DynamoDB semantics the state store relies on: strongly consistent Get, conditional Update (with
+ * the claim's leadTimes and the trim of leadTimesSfn by index).
+ */
 export function fakeTable(ddb: Stub) {
   const items = new Map<string, Record<string, unknown>>();
   const key = (k: { pk: string; sk: string }) => `${k.pk}|${k.sk}`;
@@ -69,6 +72,13 @@ export function fakeTable(ddb: Stub) {
     };
     if (v[':pending'] === undefined) delete next.pending;
     else next.pending = v[':pending'];
+    if (v[':leadTimes'] !== undefined) next.leadTimes = v[':leadTimes'];
+    // REMOVE #leadTimesSfn (whole) or #leadTimesSfn[0], #leadTimesSfn[1], ... (the oldest entries).
+    const expression = String(input.UpdateExpression);
+    const trimmed = [...expression.matchAll(/#leadTimesSfn\[\d+\]/g)].length;
+    if (/#leadTimesSfn(?!\[)/.test(expression)) delete next.leadTimesSfn;
+    else if (trimmed > 0 && Array.isArray(next.leadTimesSfn))
+      next.leadTimesSfn = next.leadTimesSfn.slice(trimmed);
     items.set(key(input.Key), structuredClone(next));
     return {};
   });
@@ -169,7 +179,7 @@ export function harness(
   for (const m of Object.values(mocks)) m.reset();
   const table = fakeTable(mocks.ddb);
   const parameters = new Map<string, string>([
-    [CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY],
+    [CONFIG.POLICY_PARAMETER_NAME, REPLAY_POLICY],
     [CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off'],
   ]);
   mocks.ssm.on(GetParameterCommand).callsFake(async (input) => {

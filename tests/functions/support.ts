@@ -14,6 +14,11 @@ export const CONFIG: Config = parseConfig({
 });
 
 export const EXAMPLE_POLICY = readFileSync('examples/policy.yaml', 'utf8');
+/**
+ * The replays' own policy (events/replay/chat-llm.yaml): the example as it was when they were
+ * written, frozen, so retuning examples/policy.yaml does not move their numbers.
+ */
+export const REPLAY_POLICY = readFileSync('events/replay/chat-llm.yaml', 'utf8');
 export const eventFile = (name: string): unknown => JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
 
 export interface CapturedTelemetry extends Telemetry {

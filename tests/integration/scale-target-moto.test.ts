@@ -1,6 +1,7 @@
 /**
  * The scale-target state machine executed by moto's Step Functions engine, whose aws-sdk and
- * DynamoDB integrations call moto's own SageMaker and DynamoDB: the ASL exactly as deployed
+ * DynamoDB integrations call moto's own SageMaker and DynamoDB (the outcome item, and for a
+ * verified scale-out the lead-time sample appended to the state item's leadTimesSfn): the ASL exactly as deployed
  * (placeholders substituted as DefinitionSubstitutions would), the input exactly as the evaluate
  * function builds it (scaleTargetInput).
  *
@@ -84,6 +85,8 @@ interface Case {
   status: 'SUCCEEDED' | 'FAILED';
   outcome: 'applied' | 'failed' | 'killed';
   capacityAfter: number;
+  /** Lead-time samples appended to the state item's leadTimesSfn (a verified scale-out only). */
+  leadSamples: number;
 }
 
 const CASES: Case[] = [
@@ -97,6 +100,7 @@ const CASES: Case[] = [
     status: 'SUCCEEDED',
     outcome: 'applied',
     capacityAfter: 3,
+    leadSamples: 1,
   },
   {
     case: 'records a change SageMaker rejects (unknown variant) as failed and leaves the endpoint alone',
@@ -108,6 +112,7 @@ const CASES: Case[] = [
     status: 'FAILED',
     outcome: 'failed',
     capacityAfter: 2,
+    leadSamples: 0,
   },
   {
     case: 'leaves the variant alone when the kill switch was turned on after the decision',
@@ -119,6 +124,7 @@ const CASES: Case[] = [
     status: 'SUCCEEDED',
     outcome: 'killed',
     capacityAfter: 2,
+    leadSamples: 0,
   },
 ];
 
@@ -184,5 +190,16 @@ describe.skipIf(!gate.available)('the scale-target state machine on moto', () =>
     expect(Item).toMatchObject({ status: c.outcome, expiresAt: EXPIRES_AT });
     expect(Item?.detail).toMatch(DETAIL[c.outcome]);
     expect(Number.isFinite(Date.parse(String(Item?.at)))).toBe(true);
+
+    // The measured lead time: {requestedAt (the input's), servingAt (when verified)} in ISO.
+    const state = await DynamoDBDocumentClient.from(ddb).send(
+      new GetCommand({ TableName: TABLE, Key: { pk: `TARGET#${c.target.id}`, sk: 'STATE' } }),
+    );
+    const samples = (state.Item?.leadTimesSfn ?? []) as { requestedAt: string; servingAt: string }[];
+    expect(samples).toHaveLength(c.leadSamples);
+    for (const s of samples) {
+      expect(s.requestedAt).toBe('2025-06-02T12:00:00.000Z');
+      expect(Number.isFinite(Date.parse(s.servingAt))).toBe(true);
+    }
   });
 });

@@ -33,6 +33,7 @@ describe('the definitions in statemachines/', () => {
     expect([...actionsNeeded(load('statemachines/scale-target.asl.json')).keys()].sort()).toEqual([
       'cloudwatch:PutMetricData',
       'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
       'sagemaker:DescribeEndpoint',
       'sagemaker:DescribeInferenceComponent',
       'sagemaker:UpdateEndpointWeightsAndCapacities',

@@ -55,6 +55,7 @@ export interface FakeAws {
   describeInferenceComponent: Script;
   updateInferenceComponentRuntimeConfig: Script;
   putItem: Script;
+  updateItem: Script;
   putMetricData: Script;
 }
 
@@ -65,6 +66,7 @@ export const fakeAws = (overrides: Partial<FakeAws> = {}): FakeAws => ({
   describeInferenceComponent: new Script(component('InService', 1)),
   updateInferenceComponentRuntimeConfig: new Script({}),
   putItem: new Script({}),
+  updateItem: new Script({}),
   putMetricData: new Script({}),
   ...overrides,
 });
@@ -187,6 +189,24 @@ export async function run(input: Record<string, unknown>, aws: FakeAws): Promise
     const failure = error.cause as Error;
     return { status: 'FAILED', output: null, error: failure.name, cause: failure.message };
   }
+}
+
+/** The lead-time samples the run appended to leadTimesSfn (UpdateItem), as plain values. */
+export function appendedLeadTimes(
+  aws: FakeAws,
+): { key: Record<string, string>; samples: Record<string, string>[] }[] {
+  return aws.updateItem.calls.map((call) => {
+    const c = call as {
+      Key: Record<string, { S: string }>;
+      ExpressionAttributeValues: { ':sample': { L: { M: Record<string, { S: string }> }[] } };
+    };
+    return {
+      key: Object.fromEntries(Object.entries(c.Key).map(([k, v]) => [k, v.S])),
+      samples: c.ExpressionAttributeValues[':sample'].L.map((e) =>
+        Object.fromEntries(Object.entries(e.M).map(([k, v]) => [k, v.S])),
+      ),
+    };
+  });
 }
 
 /** The DynamoDB item the run wrote, as plain values. */

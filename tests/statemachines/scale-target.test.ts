@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  appendedLeadTimes,
   awsError,
   component,
   componentInput,
@@ -536,5 +537,88 @@ describe('retries and the outcome record', () => {
     const result = await run(variantInput(), aws);
     expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.OutcomeNotRecorded' });
     expect(aws.putItem.calls).toHaveLength(5);
+  });
+});
+
+describe('the lead time of a verified scale-out', () => {
+  const VARIANT_KEY = { pk: 'TARGET#chat-llm', sk: 'STATE' };
+  it.each([
+    {
+      case: 'a variant scaled out 1 -> 3 appends {requestedAt, servingAt} to leadTimesSfn after the outcome',
+      input: variantInput(),
+      aws: () =>
+        fakeAws({ describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)) }),
+      key: VARIANT_KEY,
+    },
+    {
+      case: 'an inference component scaled out 2 -> 4 appends its sample too',
+      input: componentInput(),
+      aws: () =>
+        fakeAws({
+          describeInferenceComponent: new Script(component('InService', 2), component('InService', 4)),
+        }),
+      key: { pk: 'TARGET#chat-ic', sk: 'STATE' },
+    },
+  ])('$case', async ({ input, aws: make, key }) => {
+    const aws = make();
+    const result = await run(input, aws);
+    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { status: 'applied' } });
+    // requestedAt is the decision time from the input; servingAt the EnteredTime of verification.
+    expect(appendedLeadTimes(aws)).toEqual([
+      { key, samples: [{ requestedAt: '2025-06-01T12:00:00.000Z', servingAt: ENTERED_TIME }] },
+    ]);
+    expect(aws.updateItem.calls[0]).toMatchObject({
+      TableName: TABLE,
+      UpdateExpression: 'SET #samples = list_append(if_not_exists(#samples, :none), :sample)',
+      ExpressionAttributeNames: { '#samples': 'leadTimesSfn' },
+      ExpressionAttributeValues: { ':none': { L: [] } },
+    });
+    expect(aws.putItem.calls).toHaveLength(1);
+  });
+
+  it.each([
+    {
+      case: 'a scale-in (3 -> 1) measures no lead time',
+      input: variantInput({ desiredCapacity: 1, previousCapacity: 3 }),
+      aws: () =>
+        fakeAws({ describeEndpoint: new Script(endpoint('InService', 3), endpoint('InService', 1)) }),
+      status: 'SUCCEEDED',
+    },
+    {
+      case: 'a change stopped by the kill switch measures nothing',
+      input: variantInput(),
+      aws: () => fakeAws({ getParameters: new Script(killSwitch('on')) }),
+      status: 'SUCCEEDED',
+    },
+    {
+      case: 'a capacity error measures nothing',
+      input: variantInput(),
+      aws: () => fakeAws({ updateEndpointWeightsAndCapacities: new Script(QUOTA) }),
+      status: 'FAILED',
+    },
+    {
+      case: 'a change that settles short of its target measures nothing',
+      input: variantInput(),
+      aws: () => fakeAws({ describeEndpoint: new Script(endpoint('InService', 1)) }),
+      status: 'FAILED',
+    },
+  ])('$case', async ({ input, aws: make, status }) => {
+    const aws = make();
+    expect((await run(input, aws)).status).toBe(status);
+    expect(aws.updateItem.calls).toEqual([]);
+  });
+
+  it('a lead time DynamoDB refuses after retries is lost, and the change still succeeds as applied', async () => {
+    const aws = fakeAws({
+      describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)),
+      updateItem: new Script(awsError('DynamoDB.ProvisionedThroughputExceededException', 'slow down')),
+    });
+    const result = await run(variantInput(), aws);
+    expect(result).toMatchObject({
+      status: 'SUCCEEDED',
+      output: { status: 'applied', reason: 'CapacityVerified' },
+    });
+    expect(aws.updateItem.calls).toHaveLength(4); // one call and 3 retries
+    expect(writtenItem(aws)).toMatchObject({ status: 'applied' });
   });
 });

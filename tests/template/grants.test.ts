@@ -65,10 +65,11 @@ describe('calls and grants in template.yaml', () => {
     );
   });
 
-  it('sees the state machine read the kill switch, change SageMaker, record the outcome, count capacity errors', () => {
+  it('sees the state machine read the kill switch, change SageMaker, record the outcome and the lead time, count capacity errors', () => {
     expect(callsOf('ScaleTargetStateMachine')).toEqual([
       'cloudwatch:putmetricdata',
       'dynamodb:putitem',
+      'dynamodb:updateitem',
       'sagemaker:describeendpoint',
       'sagemaker:describeinferencecomponent',
       'sagemaker:updateendpointweightsandcapacities',
@@ -106,6 +107,18 @@ describe('each grant rule catches what it names', () => {
         s.Action = 'dynamodb:GetItem';
       },
       expected: 'ScaleTargetStateMachine: dynamodb:putitem is called (Record the outcome) but not granted',
+    },
+    {
+      case: 'a lead-time record the state machine role lacks',
+      change: (t: Loose) => {
+        const list = statements(t, 'ScaleTargetStateMachineRole');
+        list.splice(
+          list.findIndex((x) => x.Sid === 'RecordLeadTime'),
+          1,
+        );
+      },
+      expected:
+        'ScaleTargetStateMachine: dynamodb:updateitem is called (Record the lead time) but not granted',
     },
     {
       case: 'a scheduled-action call the forecast role lacks',

@@ -1,0 +1,86 @@
+/**
+ * Demand history of the due targets: per region, the calls shared/control/history-plan.ts plans
+ * (five-minute history for forecasts, one-minute for the noise, in one GetMetricData where
+ * CloudWatch allows), each paged by the adapter; then each target's own slice of the results.
+ * A failed call fails every target it carried (the run reports them); other calls go on.
+ */
+import {
+  type DemandHistory,
+  demandHistory,
+  fromFirstPresent,
+  HISTORY_PERIOD_SECONDS,
+  type HistoryWindow,
+  historyWindow,
+} from '../../shared/control/demand.ts';
+import { type HistoryCall, type HistoryNeed, planRegionHistory } from '../../shared/control/history-plan.ts';
+import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes } from '../../shared/control/noise.ts';
+import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { ForecastPorts } from './ports.ts';
+
+export interface TargetHistory {
+  /** Five-minute history over the target's historyDays; null when its forecast is not read. */
+  fiveMinute: { demand: DemandHistory; window: HistoryWindow } | null;
+  /** One-minute history over its noise.historyMinutes; null when its noise is not read. */
+  oneMinute: { demand: DemandHistory; historyMinutes: number; clamped: string | null } | null;
+}
+
+export type Histories = Map<string, TargetHistory | Error>;
+
+/** The last `bins` periods of a region's history (the windows end together), from its first datapoint (none: NoData). */
+function lastBins(demand: DemandHistory, bins: number): DemandHistory {
+  if (!demand.ok) return demand;
+  const history = fromFirstPresent(demand.history.slice(-bins));
+  if (history.length === 0) return { ok: false, reason: 'NoData', message: 'no datapoint in the window' };
+  return { ...demand, history };
+}
+
+/** One target's part of one call's results (the call may carry its five-minute, one-minute or both). */
+function ownPart(
+  t: TargetPolicy,
+  call: HistoryCall,
+  results: Awaited<ReturnType<ForecastPorts['history']['demand']>>,
+  now: number,
+) {
+  const own = call.queries.filter((q) => q.targetId === t.id);
+  const five = own.filter((q) => (q.periodSeconds ?? HISTORY_PERIOD_SECONDS) === HISTORY_PERIOD_SECONDS);
+  const one = own.filter((q) => q.periodSeconds === NOISE_PERIOD_SECONDS);
+  const part: Partial<TargetHistory> = {};
+  if (five.length > 0) {
+    const window = historyWindow(now, t.forecast!.historyDays);
+    const bins = Math.round((window.end - window.start) / (HISTORY_PERIOD_SECONDS * 1000));
+    part.fiveMinute = { demand: lastBins(demandHistory(five, results, call.window), bins), window };
+  }
+  if (one.length > 0) {
+    const { minutes, clamped } = noiseHistoryMinutes(t.noise!);
+    const all = demandHistory(one, results, call.window, NOISE_PERIOD_SECONDS);
+    part.oneMinute = { demand: lastBins(all, minutes), historyMinutes: minutes, clamped };
+  }
+  return part;
+}
+
+export async function readHistories(
+  ports: ForecastPorts,
+  needs: readonly HistoryNeed[],
+  now: number,
+): Promise<Histories> {
+  const out: Histories = new Map();
+  for (const n of needs) out.set(n.target.id, { fiveMinute: null, oneMinute: null });
+  for (const region of [...new Set(needs.map((n) => n.target.region))]) {
+    const inRegion = needs.filter((n) => n.target.region === region);
+    for (const call of planRegionHistory(inRegion, now).calls) {
+      const carried = inRegion
+        .map((n) => n.target)
+        .filter((t) => call.queries.some((q) => q.targetId === t.id));
+      try {
+        const results = await ports.history.demand(region, call.queries, call.window);
+        for (const t of carried) {
+          const sofar = out.get(t.id);
+          if (!(sofar instanceof Error)) out.set(t.id, { ...sofar!, ...ownPart(t, call, results, now) });
+        }
+      } catch (error) {
+        for (const t of carried) out.set(t.id, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+/**
+ * What one target's forecast run comes to: the outcome types the run, the log and the handler
+ * share, and the run's context. No I/O.
+ */
+import type { EffectiveLead } from '../../shared/control/lead-time.ts';
+import type { ForecastConfig } from './config.ts';
+import type { NoiseOutcome } from './noise.ts';
+import type { ForecastPorts } from './ports.ts';
+import type { ForecastTelemetry } from './telemetry.ts';
+
+/** 48 h ahead: the floor can be used for up to 2 x refreshMinutes, and refreshMinutes is at most 1440. */
+export const HORIZON_MINUTES = 2880;
+
+/** The lead a target's floor is planned over, and the one its stored floor was (null: none stored). */
+export type TargetLead = EffectiveLead & { previousMinutes: number | null };
+
+/** Why this run writes nothing that changes capacity (shadow mode, or the kill switch). */
+export type Withheld = 'shadow' | 'kill-switch';
+
+export interface RunContext {
+  config: ForecastConfig;
+  ports: ForecastPorts;
+  telemetry: ForecastTelemetry;
+  now: number;
+  /** Set: plan and log, but put no scheduled action and resize no warm pool. */
+  withheld: Withheld | null;
+}
+
+/** Why a target's floor got no scheduled actions (the floor itself was written). */
+export type ActionsSkipped = 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered' | 'LevelFloor';
+
+export type ActionsOutcome =
+  | { status: 'written'; planned: number; put: number; removed: number; threshold: number }
+  | { status: 'skipped'; reason: ActionsSkipped }
+  /** scheduledActions is off: Governor's earlier actions for the target were removed. */
+  | { status: 'removed'; removed: number }
+  /** Shadow or kill switch: planned but not put; Governor's earlier actions removed. */
+  | { status: 'withheld'; why: Withheld; planned: number; removed: number }
+  | { status: 'failed'; detail: string };
+
+/** The warm capacity kept for a target with warmPool on, and what was done about it. */
+export type WarmOutcome =
+  /** SageMaker: instances added to every step of the floor. */
+  | { kind: 'standby'; size: number; message: string }
+  /** Auto Scaling group: PutWarmPool sent ('resized'), not needed, withheld, or failed. */
+  | {
+      kind: 'warm-pool';
+      size: number;
+      message: string;
+      status: 'resized' | 'unchanged' | 'withheld' | 'failed';
+      detail?: string;
+    };
+
+export type TargetOutcome = { targetId: string } & (
+  | {
+      outcome: 'written';
+      /** forecast: planned from the demand forecast; level: the last level plus its noise (no forecast yet). */
+      kind: 'forecast' | 'level';
+      /** The forecast's model (null for a level floor). */
+      model: 'daily' | 'weekly' | null;
+      historyDays: number;
+      /** The floor for now and the highest of the schedule, instances. */
+      floorNow: number | null;
+      floorPeak: number;
+      notes: string[];
+      /** The lead the floor covers, where it came from, and the stored floor's before it. */
+      lead: TargetLead;
+      actions: ActionsOutcome;
+      warm?: WarmOutcome;
+      /** noise.floorSigmas of the noise term in the floor (absent: the floor has none). */
+      floorSigmas?: number;
+      /** The forecast fell back to a simpler forecaster: why, with both losses. */
+      fallback?: string;
+      /** A level floor: its level (requests a minute), when it ends (epoch ms), why no forecast. */
+      level?: { level: number; until: number; unavailable: string };
+      /** The noise measured this run (noise.enabled). */
+      noise?: NoiseOutcome;
+    }
+  | { outcome: 'fresh'; computedAt: number; of?: 'noise' }
+  | {
+      outcome: 'no-floor';
+      reason: 'NoData' | 'InsufficientHistory' | 'Rejected';
+      message: string;
+      noise?: NoiseOutcome;
+    }
+  /** A target with noise.enabled and no forecast: its noise measured (and stored), no floor. */
+  | { outcome: 'noise'; noise: NoiseOutcome }
+  | { outcome: 'failed'; detail: string }
+);
+
+export const warmFailed = (w: WarmOutcome | undefined): boolean =>
+  w?.kind === 'warm-pool' && w.status === 'failed';
+
+export const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));

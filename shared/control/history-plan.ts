@@ -1,0 +1,109 @@
+/**
+ * Which GetMetricData calls read one region's demand history for the forecast function. Pure.
+ *
+ * - Five-minute demand for the targets whose forecast is due, over the longest historyDays.
+ * - One-minute demand for the targets whose noise is due (noise.enabled), over the longest
+ *   noise.historyMinutes: the noise model's input (shared/control/noise.ts).
+ * Both end at the same five-minute boundary (historyWindow). A GetMetricData call has one
+ * window, but each query its own period, so the one-minute queries ride in the five-minute call
+ * when CloudWatch still has one-minute data at the window's start (it keeps it 15 days: a
+ * 14-day window qualifies, a 28-day one does not) and that costs no more pages than a second,
+ * shorter call. A page holds 100,800 datapoints. Example: one variant, 14 days, 2,880 minutes of
+ * noise: 4,032 five-minute + 20,160 one-minute points, one page in one call instead of two
+ * calls. Twelve variants: 290,304 points, three pages, against 48,384 + 34,560 in two calls:
+ * two calls.
+ */
+import type { TargetPolicy } from '../policy/schema.ts';
+import {
+  demandQueries,
+  HISTORY_PERIOD_SECONDS,
+  type HistoryQuery,
+  type HistoryWindow,
+  historyWindow,
+} from './demand.ts';
+import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes, ONE_MINUTE_RETENTION_MINUTES } from './noise.ts';
+
+/** GetMetricData returns at most this many datapoints a page (then a NextToken). */
+export const POINTS_PER_PAGE = 100_800;
+/** GetMetricData takes at most 500 queries per call. */
+export const MAX_QUERIES_PER_CALL = 500;
+
+/** One target's part of the reads: five-minute history for its forecast, one-minute for its noise. */
+export interface HistoryNeed {
+  target: TargetPolicy;
+  forecast: boolean;
+  noise: boolean;
+}
+
+export interface HistoryCall {
+  window: HistoryWindow;
+  queries: HistoryQuery[];
+}
+
+export interface RegionPlan {
+  calls: HistoryCall[];
+  /** The five-minute window (null: no forecast due) and the one-minute one (null: no noise due). */
+  fiveMinute: HistoryWindow | null;
+  oneMinute: HistoryWindow | null;
+  /** Whether the one-minute queries ride in the five-minute call. */
+  shared: boolean;
+}
+
+const minutesOf = (w: HistoryWindow) => (w.end - w.start) / 60_000;
+const pages = (points: number) => Math.ceil(points / POINTS_PER_PAGE);
+
+/** Splits queries into calls of at most 500, never splitting one target's queries. */
+function chunked(window: HistoryWindow, queries: HistoryQuery[]): HistoryCall[] {
+  const calls: HistoryCall[] = [];
+  let current: HistoryQuery[] = [];
+  for (const id of [...new Set(queries.map((q) => q.targetId))]) {
+    const own = queries.filter((q) => q.targetId === id);
+    if (current.length + own.length > MAX_QUERIES_PER_CALL && current.length > 0) {
+      calls.push({ window, queries: current });
+      current = [];
+    }
+    current.push(...own);
+  }
+  if (current.length > 0) calls.push({ window, queries: current });
+  return calls;
+}
+
+/** The calls for one region's due targets at `now`. */
+export function planRegionHistory(needs: readonly HistoryNeed[], now: number): RegionPlan {
+  const forecastTargets = needs.filter((n) => n.forecast && n.target.forecast).map((n) => n.target);
+  const noiseTargets = needs.filter((n) => n.noise && n.target.noise?.enabled).map((n) => n.target);
+  const five = demandQueries(forecastTargets);
+  const one = demandQueries(noiseTargets, NOISE_PERIOD_SECONDS, 'm');
+  const fiveDays = Math.max(0, ...forecastTargets.map((t) => t.forecast!.historyDays));
+  const fiveMinute = five.length > 0 ? historyWindow(now, fiveDays) : null;
+  const oneMinutes = Math.max(0, ...noiseTargets.map((t) => noiseHistoryMinutes(t.noise!).minutes));
+  const end = historyWindow(now, 0).end;
+  const short = one.length > 0 ? { start: end - oneMinutes * 60_000, end } : null;
+  const fivePoints = fiveMinute ? five.length * (minutesOf(fiveMinute) / (HISTORY_PERIOD_SECONDS / 60)) : 0;
+  const canShare =
+    fiveMinute !== null && short !== null && now - fiveMinute.start <= ONE_MINUTE_RETENTION_MINUTES * 60_000;
+  const shared =
+    canShare &&
+    pages(fivePoints + one.length * minutesOf(fiveMinute)) <=
+      pages(fivePoints) + pages(one.length * minutesOf(short));
+  if (shared) {
+    return {
+      calls: chunked(fiveMinute, interleave(five, one)),
+      fiveMinute,
+      oneMinute: fiveMinute,
+      shared: true,
+    };
+  }
+  return {
+    calls: [...(fiveMinute ? chunked(fiveMinute, five) : []), ...(short ? chunked(short, one) : [])],
+    fiveMinute,
+    oneMinute: short,
+    shared: false,
+  };
+}
+
+/** Each target's five-minute queries, then its one-minute ones, target by target. */
+function interleave(five: HistoryQuery[], one: HistoryQuery[]): HistoryQuery[] {
+  const ids = [...new Set([...five, ...one].map((q) => q.targetId))];
+  return ids.flatMap((id) => [...five, ...one].filter((q) => q.targetId === id));
+}

@@ -1,0 +1,140 @@
+/**
+ * Which GetMetricData calls read a region's demand (shared/control/history-plan.ts): the noise's
+ * one-minute queries ride in the forecast's five-minute call where CloudWatch keeps one-minute
+ * data for the whole window and that costs no more pages; otherwise a second, shorter call.
+ */
+import { describe, expect, it } from 'vitest';
+import { demandHistory } from '#shared/control/demand.ts';
+import { MAX_QUERIES_PER_CALL, planRegionHistory } from '#shared/control/history-plan.ts';
+import { componentTarget, policyOf, variantTarget } from './policies.ts';
+
+const NOW = Date.parse('2025-06-09T12:00:10Z');
+const END = Date.parse('2025-06-09T11:55:00Z');
+const DAY = 86_400_000;
+const MIN = 60_000;
+const noisy = (i: number, historyDays = 14, historyMinutes = 2880) =>
+  variantTarget({
+    id: `llm-${i}`,
+    endpointName: `llm-${i}-prod`,
+    instanceCapacity: { requestsPerMinuteAtSlo: 100 },
+    forecast: { requestsPerInstance: 100, historyDays },
+    noise: { historyMinutes },
+  });
+const targets = (...raw: Record<string, unknown>[]) => policyOf(...raw).targets;
+const both = (ts: ReturnType<typeof targets>) =>
+  ts.map((target) => ({ target, forecast: true, noise: true }));
+const shape = (plan: ReturnType<typeof planRegionHistory>) =>
+  plan.calls.map((c) => ({
+    start: new Date(c.window.start).toISOString(),
+    queries: c.queries.map((q) => `${q.id}@${q.periodSeconds ?? 300}`),
+  }));
+
+describe('planRegionHistory', () => {
+  it('one variant over 14 days: its one-minute query rides in the five-minute call (24,192 points, one page)', () => {
+    const plan = planRegionHistory(both(targets(noisy(0))), NOW);
+    expect(plan.shared).toBe(true);
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T11:55:00.000Z', queries: ['d0@300', 'm0@60'] }]);
+    expect(plan.calls[0]!.queries[1]).toMatchObject({ targetId: 'llm-0', periodSeconds: 60 });
+  });
+
+  it('28 days of history: CloudWatch has one-minute data for 15 days only, so a second call over the noise window', () => {
+    const plan = planRegionHistory(both(targets(noisy(0, 28))), NOW);
+    expect(plan.shared).toBe(false);
+    expect(shape(plan)).toEqual([
+      { start: '2025-05-12T11:55:00.000Z', queries: ['d0@300'] },
+      { start: '2025-06-07T11:55:00.000Z', queries: ['m0@60'] },
+    ]);
+    expect(plan.oneMinute).toEqual({ start: END - 2880 * MIN, end: END });
+  });
+
+  it('twelve variants: one call would be 290,304 points (3 pages), two calls 48,384 + 34,560 (2 pages)', () => {
+    const plan = planRegionHistory(both(targets(...Array.from({ length: 12 }, (_, i) => noisy(i)))), NOW);
+    expect(plan.shared).toBe(false);
+    expect(plan.calls.map((c) => c.queries.length)).toEqual([12, 12]);
+  });
+
+  it('four variants still share one call (96,768 points: one page)', () => {
+    const plan = planRegionHistory(both(targets(...Array.from({ length: 4 }, (_, i) => noisy(i)))), NOW);
+    expect(plan.shared).toBe(true);
+    expect(plan.calls).toHaveLength(1);
+    expect(plan.calls[0]!.queries.map((q) => q.id)).toEqual(['d0', 'm0', 'd1', 'm1', 'd2', 'm2', 'd3', 'm3']);
+  });
+
+  it('a target whose floor is fresh but noise is not reads one-minute demand only, over its historyMinutes', () => {
+    const [t] = targets(noisy(0, 14, 1440));
+    const plan = planRegionHistory([{ target: t!, forecast: false, noise: true }], NOW);
+    expect(shape(plan)).toEqual([{ start: '2025-06-08T11:55:00.000Z', queries: ['m0@60'] }]);
+    expect(plan.fiveMinute).toBeNull();
+  });
+
+  it('a target without noise reads five-minute demand only, as before', () => {
+    const plan = planRegionHistory(
+      both(targets(variantTarget({ forecast: { requestsPerInstance: 100 } }))),
+      NOW,
+    );
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T11:55:00.000Z', queries: ['d0@300'] }]);
+    expect(plan.oneMinute).toBeNull();
+  });
+
+  it('an inference component reads both of its demand metrics at both periods', () => {
+    const ic = componentTarget({
+      instanceCapacity: { requestsPerMinuteAtSlo: 100 },
+      forecast: { requestsPerInstance: 100 },
+      noise: { bandSigmas: 0 },
+    });
+    const plan = planRegionHistory(both(targets(ic)), NOW);
+    expect(
+      plan.calls[0]!.queries.map((q) => `${q.id}:${q.source.metricName}@${q.periodSeconds ?? 300}`),
+    ).toEqual([
+      'd0:Invocations@300',
+      'd1:NoCapacityInvocationFailures@300',
+      'm0:Invocations@60',
+      'm1:NoCapacityInvocationFailures@60',
+    ]);
+  });
+
+  it(`never splits one target's queries over two calls of at most ${MAX_QUERIES_PER_CALL}`, () => {
+    // One variant (1 query) and 250 inference components (2 each): 499 fit, the next would be 501.
+    const many = Array.from({ length: 250 }, (_, i) =>
+      componentTarget({
+        id: `ic-${i}`,
+        inferenceComponentName: `ic-${i}`,
+        forecast: { requestsPerInstance: 100 },
+      }),
+    );
+    const ts = targets(variantTarget({ forecast: { requestsPerInstance: 100 } }), ...many);
+    const plan = planRegionHistory(
+      ts.map((target) => ({ target, forecast: true, noise: false })),
+      NOW,
+    );
+    expect(plan.calls.map((c) => c.queries.length)).toEqual([499, 2]);
+    expect(plan.calls[1]!.queries.map((q) => q.targetId)).toEqual(['ic-249', 'ic-249']);
+  });
+});
+
+describe('one-minute history', () => {
+  it('has one bin a minute; a missing minute after the first datapoint is 0 requests', () => {
+    const [t] = targets(noisy(0));
+    const [query] = planRegionHistory([{ target: t!, forecast: false, noise: true }], NOW).calls[0]!.queries;
+    const window = { start: END - 5 * MIN, end: END };
+    const at = (m: number) => new Date(END - m * MIN);
+    const h = demandHistory(
+      [query!],
+      [{ Id: 'm0', Timestamps: [at(4), at(2), at(1)], Values: [7, 9, 4], StatusCode: 'Complete' }],
+      window,
+      60,
+    );
+    expect(h).toMatchObject({ ok: true, history: [null, 7, 0, 9, 4] });
+  });
+
+  it('the same window at five minutes is one bin of their sum', () => {
+    const [t] = targets(noisy(0));
+    const [query] = planRegionHistory([{ target: t!, forecast: true, noise: false }], NOW).calls[0]!.queries;
+    const h = demandHistory(
+      [query!],
+      [{ Id: 'd0', Timestamps: [new Date(END - DAY)], Values: [20], StatusCode: 'Complete' }],
+      { start: END - DAY, end: END - DAY + 5 * MIN },
+    );
+    expect(h).toMatchObject({ ok: true, history: [20] });
+  });
+});
