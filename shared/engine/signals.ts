@@ -81,8 +81,13 @@ function assessProportional(
   }
   const ratio = value / s.target;
   const tolerance = bandFor(policy, s, value * basisOf(reading, snap), snap);
-  const status =
-    ratio > 1 + tolerance || ratio >= panicAt ? 'high' : ratio < 1 - tolerance ? 'low' : 'within';
+  // Above the target the band widens only while a forecast floor covers the lead time: that
+  // floor then moves with the level and holds its noise. Before a forecast (a level floor is an
+  // hour old at worst) a sustained rise must scale out as the tolerance says, as soon as target
+  // tracking would.
+  const above =
+    snap.forecastFloor && (snap.forecastFloor.kind ?? 'forecast') === 'forecast' ? tolerance : s.tolerance;
+  const status = ratio > 1 + above || ratio >= panicAt ? 'high' : ratio < 1 - tolerance ? 'low' : 'within';
   const proposal = ceilCapacity(basisOf(reading, snap) * ratio);
   const assessed: SignalAssessment = {
     metric: s.metric,

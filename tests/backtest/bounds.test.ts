@@ -14,7 +14,9 @@ const targetWithMax = (max: number) => {
 };
 // An hour that needs the whole peak fleet for 20 minutes.
 const trace = parseTrace(
-  ['minute,requests', ...Array.from({ length: 60 }, (_, m) => `${m},${m >= 20 && m < 40 ? 4000 : 500}`)].join('\n'),
+  ['minute,requests', ...Array.from({ length: 60 }, (_, m) => `${m},${m >= 20 && m < 40 ? 4000 : 500}`)].join(
+    '\n',
+  ),
   'surge.csv',
 );
 

@@ -3,28 +3,18 @@ import { MetricsFeed } from '#shared/backtest/metrics.ts';
 import { governorPolicy, snapshotFrom } from '#shared/backtest/policies/governor.ts';
 import { buildScenario, DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import { simulate } from '#shared/backtest/simulate.ts';
-import { parsePolicyText } from '#shared/policy/load.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { variantTarget } from './fixtures.ts';
 import { datapoints } from './views.ts';
 
-function target(extra = ''): TargetPolicy {
-  const result = parsePolicyText(`
-version: 1
-targets:
-  - id: t
-    kind: sagemaker-variant
-    region: us-east-1
-    endpointName: e
-    scaling: { minCapacity: 1, maxCapacity: 8 }
+const target = (extra = ''): TargetPolicy =>
+  variantTarget(`    scaling: { minCapacity: 1, maxCapacity: 8 }
     signals:
       - { metric: invocationsPerInstance, target: 7, tolerance: 0.1 }
       - { metric: gpuUtilization, target: 70 }
       - { metric: gpuMemoryUtilization, target: 70 }
     damping: { scaleOutBreaches: 1, scaleInBreaches: 3 }
 ${extra}`);
-  if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  return result.policy.targets[0]!;
-}
 
 describe('the snapshot the governor policy decides on', () => {
   // Datapoints of minutes 0..5, each 6 requests per instance over 3 ready instances.

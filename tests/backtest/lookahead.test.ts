@@ -5,38 +5,16 @@ import { Lookahead } from '#shared/backtest/policies/lookahead.ts';
 import { runBacktest } from '#shared/backtest/run.ts';
 import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
-import { parsePolicyText } from '#shared/policy/load.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { DAY, dailySteps, variantTarget } from './fixtures.ts';
 import { datapoints } from './views.ts';
 
-const DAY = 1440;
-
-/** Days of a business-hours service: 40 requests a minute at night, a one-hour ramp from 07:30, 400 until 20:00. */
-function dailySteps(days: number): Trace {
-  const requests = Array.from({ length: days * DAY }, (_, m) => {
-    const hour = (m % DAY) / 60;
-    if (hour < 7.5 || hour >= 20) return 40;
-    return hour < 8.5 ? Math.round(40 + 360 * (hour - 7.5)) : 400;
-  });
-  return { name: 'daily-steps', resolution: 'minute', requests, inputTokens: null, outputTokens: null };
-}
-
-function target(extra: string): TargetPolicy {
-  const result = parsePolicyText(`
-version: 1
-targets:
-  - id: t
-    kind: sagemaker-variant
-    region: us-east-1
-    endpointName: e
-    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
+const target = (extra: string): TargetPolicy =>
+  variantTarget(`    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
     scaling: { minCapacity: 1, maxCapacity: 80 }
     signals:
       - { metric: invocationsPerInstance, target: 84 }
 ${extra}`);
-  if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  return result.policy.targets[0]!;
-}
 
 describe('the governor look-ahead in the backtest', () => {
   const trace = dailySteps(4);
@@ -79,7 +57,8 @@ describe('the governor look-ahead in the backtest', () => {
     });
     feed.advanceTo(DAY + 5);
     expect(() => look.update(feed, DAY + 5)).not.toThrow();
-    expect(look.floorAt(DAY + 5)).toBeGreaterThanOrEqual(1);
+    expect(look.floorAt(DAY + 5)?.capacity).toBeGreaterThanOrEqual(1);
+    expect(look.floorAt(DAY + 5)?.kind).toBe('forecast');
     expect(look.floorAt(DAY + 4)).toBeUndefined();
   });
 });

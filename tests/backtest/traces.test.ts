@@ -32,6 +32,7 @@ describe.each([
   { file: 'azure_llm_2023_code_per_second.csv', minutes: 57, oracle: 622 },
   { file: 'azure_llm_2023_conv_per_minute.csv', minutes: 60, oracle: 1_576 },
   { file: 'azure_llm_2023_conv_per_second.csv', minutes: 59, oracle: 1_575 },
+  { file: 'twitter_stream_2021_08_per_minute.csv', minutes: 31_652, oracle: 287_854 },
 ])('$file', ({ file, minutes, oracle }) => {
   const result = run(file);
   const by = (name: string) => result.policies.find((p) => p.summary.name === name)!.summary;
@@ -45,18 +46,13 @@ describe.each([
   it('no policy costs less than the oracle', () => {
     for (const p of result.policies) expect(p.summary.instanceMinutes).toBeGreaterThanOrEqual(oracle);
   });
-
-  it('the example policy costs less than AWS target tracking and breaks the SLO no more often', () => {
-    const governor = by('governor');
-    const aws = by('aws-target-tracking');
-    expect(governor.instanceMinutes).toBeLessThan(aws.instanceMinutes);
-    expect(governor.violationMinutes).toBeLessThanOrEqual(aws.violationMinutes);
-  });
 });
+// Governor against target tracking on every trace and variant: tests/suite/bundled.test.ts.
 
-// The goal the example policy is tuned to (docs/policy.md, tuning notes): on 27.6 days of NASA
-// traffic, at most 2x the oracle's cost, at most 0.5 % violation minutes, and fewer than a third
-// of AWS target tracking's scaling actions. Measured: 1.94x, 176 minutes (0.44 %), 675 of 2,476.
+// The goal issue 9 sets the example policy on NASA (docs/backtest.md, "The policy suite"): at most
+// 2x the oracle's cost, at most 0.5 % violation minutes, and fewer than a third of AWS target
+// tracking's scaling actions, with the same file that runs every other trace. Measured: 1.98x,
+// 184 minutes (0.46 %), 631 of 2,476.
 describe('nasa_http_1995_jul_per_minute.csv: the example policy meets the tuning goal', () => {
   const result = run('nasa_http_1995_jul_per_minute.csv');
   const by = (name: string) => result.policies.find((p) => p.summary.name === name)!.summary;

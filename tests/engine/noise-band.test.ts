@@ -55,7 +55,12 @@ describe('bandFor', () => {
 describe('a noisy low-volume target', () => {
   // 2 instances at 115 requests each (1.15x the target of 100): 230 a minute with count noise
   // a = 9 (sd 45, relative 0.2).
-  const tick = { t: 0, values: { invocationsPerInstance: 115 }, noise: { a: 9, b: 0, samples: 500 } };
+  const tick = {
+    t: 0,
+    values: { invocationsPerInstance: 115 },
+    noise: { a: 9, b: 0, samples: 500 },
+    forecastFloor: 1,
+  };
 
   it('holds inside the widened band where the plain 10 % band scales out', () => {
     expect(runTimeline(policy, 2, [tick]).outcomes).toEqual([[2, ['WithinBand']]]);
@@ -70,5 +75,30 @@ describe('a noisy low-volume target', () => {
   it('records the widened band on the signal it widened', () => {
     const d = runTimeline(policy, 2, [tick]).decisions[0]!;
     expect(d.signals[0]!.noiseBand).toBeCloseTo(Math.sqrt(9 * 230) / 230, 9);
+  });
+});
+
+describe('above the target the band widens only under a forecast floor', () => {
+  // 2 instances at 115 (1.15x): inside the widened band (+-20 %), outside the plain 10 %.
+  const base = { t: 0, values: { invocationsPerInstance: 115 }, noise: { a: 9, b: 0, samples: 500 } };
+
+  it('with a forecast floor covering the lead time, noise above the target holds', () => {
+    expect(runTimeline(policy, 2, [{ ...base, forecastFloor: 1 }]).outcomes).toEqual([[2, ['WithinBand']]]);
+  });
+
+  it('with only a level floor (no forecast yet), a rise past the tolerance scales out as written', () => {
+    expect(
+      runTimeline(policy, 2, [{ ...base, forecastFloor: 1, floorKind: 'level' as const }]).outcomes,
+    ).toEqual([[3, ['ScaleOutBreach']]]);
+  });
+
+  it('below the target the band is widened either way: 0.85x holds with a level floor too', () => {
+    const low = {
+      ...base,
+      values: { invocationsPerInstance: 85 },
+      forecastFloor: 1,
+      floorKind: 'level' as const,
+    };
+    expect(runTimeline(policy, 2, [low]).outcomes).toEqual([[2, ['WithinBand']]]);
   });
 });

@@ -10,6 +10,7 @@
  * written for instances that serve 120 requests a minute at the SLO reads the trace as if its
  * instances did (Scenario.policyUnitScale); percentages and latencies need no scaling.
  */
+import { effectiveLead } from '../../control/lead-time.ts';
 import { decide } from '../../engine/decide.ts';
 import type {
   ActivationMetric,
@@ -18,9 +19,11 @@ import type {
   ReasonCode,
   SignalSnapshot,
 } from '../../engine/types.ts';
+import { rescaleNoise } from '../../forecast/noise-model.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import type { Datapoint } from '../metrics.ts';
 import type { DecisionMark } from '../types.ts';
+import { ScaleOutClock } from './lead-clock.ts';
 import type { Lookahead } from './lookahead.ts';
 import type { FleetView, Policy } from './types.ts';
 
@@ -85,14 +88,33 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const decisions: DecisionMark[] = [];
   const { lookahead } = options;
   const quantile = target.forecast?.quantile ?? 'p90';
+  const clock = new ScaleOutClock();
+  const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
+  let lead = effectiveLead(configuredLead, []);
   const step = (view: FleetView, minute: number): number => {
     const snapshot = snapshotFrom(view, target, unitScale);
+    if (clock.observe(view.ready, view.now)) lead = effectiveLead(configuredLead, clock.samples);
     if (lookahead) {
+      lookahead.setLeadMinutes(lead.minutes);
       lookahead.update(view.metrics, minute);
       const floor = lookahead.floorAt(minute);
-      if (floor !== undefined) snapshot.forecastFloor = { capacity: floor, quantile };
+      if (floor?.kind === 'forecast') {
+        snapshot.forecastFloor = {
+          capacity: floor.capacity,
+          quantile,
+          ...(floor.fallback ? { fallback: floor.fallback } : {}),
+        };
+        snapshot.leadTime = {
+          minutes: lead.minutes,
+          configuredMinutes: configuredLead,
+          samples: lead.samples,
+        };
+      } else if (floor) snapshot.forecastFloor = { capacity: floor.capacity, quantile, kind: 'level' };
+      const noise = lookahead.noise;
+      if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
     }
     const result = decide(state, snapshot, target, view.now);
+    clock.decided(result.decision.currentCapacity, result.decision.desiredCapacity, view.now);
     state = result.state;
     const d = result.decision;
     for (const code of d.reasons) reasonCounts[code] = (reasonCounts[code] ?? 0) + 1;

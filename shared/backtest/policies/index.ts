@@ -26,9 +26,13 @@ export type PolicyName = (typeof POLICY_NAMES)[number];
 /** AWS's recommended target for SageMaker: max RPS x 0.5 x 60, i.e. half the saturation rate. */
 export const AWS_RECOMMENDED_FRACTION_OF_SATURATION = 0.5;
 
+/** A target without a forecast section still plans over the schema's default lead time. */
+const DEFAULT_LEAD_MINUTES = 10;
+
 /**
- * The look-ahead for a target whose policy enables a forecast or a warm pool. Lead time is the
- * scenario's: cold start + metric delay (what a floor set now must cover). Request figures are
+ * The look-ahead for a target whose policy enables a forecast, a warm pool or measured noise.
+ * Lead time starts at the policy's (forecast.leadTimeMinutes) and follows the scale-outs the
+ * governor policy measures in the simulated fleet, as it does in AWS. Request figures are
  * divided by k (policyUnitScale) to put the policy's units back into the trace's.
  */
 function lookaheadFor(
@@ -37,14 +41,14 @@ function lookaheadFor(
   minutes: number,
 ): Lookahead | undefined {
   const f = target.forecast;
-  if (!f?.enabled && !target.warmPool?.enabled) return undefined;
+  if (!f?.enabled && !target.warmPool?.enabled && !target.noise?.enabled) return undefined;
   const planned = plannedRequestsPerInstance(target);
   const k = scenario.policyUnitScale;
   return new Lookahead({
     forecast: {
       ...(f ?? {
         quantile: 'p90',
-        leadTimeMinutes: 10,
+        leadTimeMinutes: DEFAULT_LEAD_MINUTES,
         historyDays: 14,
         refreshMinutes: 60,
         dayStartMinute: 0,
@@ -53,8 +57,9 @@ function lookaheadFor(
       enabled: f?.enabled ?? false,
     },
     ...(target.warmPool?.enabled ? { warmPool: target.warmPool } : {}),
+    ...(target.noise?.enabled ? { noise: target.noise } : {}),
     kind: target.kind,
-    leadMinutes: scenario.coldStartMinutes + scenario.metricDelayMinutes,
+    leadMinutes: f?.leadTimeMinutes ?? DEFAULT_LEAD_MINUTES,
     coldStartMinutes: scenario.coldStartMinutes,
     requestsPerInstance: planned !== null ? planned / k : scenario.mu,
     instanceCapacity: scenario.mu,
@@ -66,7 +71,7 @@ export function buildPolicies(ctx: PolicyContext, target: TargetPolicy): Policy[
   const { scenario } = ctx;
   const recommended = AWS_RECOMMENDED_FRACTION_OF_SATURATION * scenario.muSat;
   const lookahead = lookaheadFor(target, scenario, ctx.work.length);
-  const reactive = { ...target, forecast: undefined, warmPool: undefined };
+  const reactive = { ...target, forecast: undefined, warmPool: undefined, noise: undefined };
   return [
     governorPolicy({
       target,

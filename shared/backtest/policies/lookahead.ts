@@ -1,41 +1,57 @@
 /**
- * Governor's look-ahead in the backtest, as functions/forecast does it in AWS: every
- * refreshMinutes it fits the forecaster (shared/forecast) on the demand history CloudWatch has
- * delivered so far, and turns the forecast into
- *   - a capacity floor for each minute t: the largest forecast quantile over [t, t + lead],
- *     in instances of requestsPerInstance, so what must serve at t + lead is asked for at t;
- *   - a warm-pool size from the forecast's spread and the burst history (sizeWarmPool).
- *   - warm capacity from the forecast's spread and the burst history (sizeWarmPool), of the
- *     kind the target can keep (shared/forecast/warm-capacity.ts): a warm pool of stopped
- *     instances for an Auto Scaling group, standby headroom above the floor for SageMaker,
- *     which has no warm pool (in service, billed in full, sized at that cost).
- * Only delivered datapoints are read: the forecast never sees the future it is scored on.
+ * Governor's look-ahead in the backtest, as functions/forecast does it in AWS. It reads only
+ * delivered datapoints, so the forecast never sees the future it is scored on, and every hour
+ * (or every refreshMinutes for the forecast) it refits:
+ *   - the measured noise of demand around its level (shared/forecast/noise-model.ts), once an
+ *     hour of minutes is in: it widens the request signal's band in the engine, and before a
+ *     forecast exists it sets a floor of its own (the last level plus its noise);
+ *   - the forecast (shared/forecast), once a day of minutes is in, turned into a capacity floor
+ *     for each minute t: the largest of the forecast quantile at the planned requests per
+ *     instance and of the forecast median plus its measured noise at the SLO capacity, over
+ *     [t, t + lead], so what must serve at t + lead is asked for at t;
+ *   - warm capacity from the forecast's spread and the burst history, of the kind the target can
+ *     keep (shared/forecast/warm-capacity.ts).
+ * The lead is the configured one until the governor policy measures longer scale-outs
+ * (setLeadMinutes), as the forecast function does with the samples the evaluator records.
  */
 
 import { ceilCapacity } from '../../engine/signals.ts';
+import { type FloorSizing, levelFloor, stepNeeds } from '../../forecast/floor-needs.ts';
 import { forecast } from '../../forecast/forecast.ts';
+import { fitLevelNoise, type NoiseModel } from '../../forecast/noise-model.ts';
 import type { Forecast } from '../../forecast/types.ts';
 import { planWarmCapacity, type WarmCosts, warmCosts } from '../../forecast/warm-capacity.ts';
-import type { ForecastPolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
+import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import type { MetricsView } from '../metrics.ts';
 
 export interface LookaheadOptions {
   forecast: ForecastPolicy;
   warmPool?: WarmPoolPolicy;
+  noise?: NoisePolicy;
   /** The target's kind: which warm capacity it can keep (a pool, or standby headroom). */
   kind: TargetKind;
-  /** Minutes from asking for an instance to it serving, plus the metric delay. */
+  /** Minutes from asking for an instance to it serving, plus the metric delay, until measured. */
   leadMinutes: number;
   coldStartMinutes: number;
-  /** Requests per minute (trace units) one instance is planned at, for the floor. */
+  /** Requests per minute (trace units) one instance is planned at, for the quantile floor. */
   requestsPerInstance: number;
-  /** Requests per minute (trace units) one instance serves at the SLO, for the warm pool. */
+  /** Requests per minute (trace units) one instance serves at the SLO: the noise floor and warm pool. */
   instanceCapacity: number;
   /** Trace minutes, so the recorded band has one value per minute. */
   minutes: number;
 }
 
+/** The floor for a minute, and where it came from. */
+export interface LookaheadFloor {
+  capacity: number;
+  kind: 'forecast' | 'level';
+  /** The simpler forecaster a forecast floor came from (ForecastFallback on the decision). */
+  fallback?: 'recent-level' | 'naive-day';
+}
+
 const DAY = 1440;
+/** The noise is refitted, and the floor before a forecast re-planned, once an hour, as the forecast function runs. */
+const NOISE_REFRESH_MINUTES = 60;
 /**
  * The floor holds steady in blocks: within a block it covers the forecast to the block's end plus
  * the lead time, so a ramp is met in one step per block instead of one per five-minute bin
@@ -45,9 +61,16 @@ export const FLOOR_BLOCK_MINUTES = 30;
 
 export class Lookahead {
   readonly #o: LookaheadOptions;
+  #lead: number;
   #fittedAt = Number.NEGATIVE_INFINITY;
+  #noiseAt = Number.NEGATIVE_INFINITY;
   #floors: Int32Array = new Int32Array(0);
   #floorsFrom = 0;
+  /** The simpler forecaster the current floors came from, when the forecast fell back to one. */
+  #fallback: Forecast['fallback'] = undefined;
+  /** Before the first forecast: the floor of the last level plus its noise, for an hour. */
+  #levelFloor: { from: number; capacity: number } | null = null;
+  #noise: NoiseModel | null = null;
   #warmPool = 0;
   /** Requests of every delivered minute so far, in order. */
   readonly #delivered: number[] = [];
@@ -58,6 +81,7 @@ export class Lookahead {
 
   constructor(options: LookaheadOptions) {
     this.#o = options;
+    this.#lead = options.leadMinutes;
     this.#warm = options.warmPool?.enabled ? warmCosts(options.kind, options.warmPool) : undefined;
     this.p50 = new Array<number>(options.minutes).fill(0);
     this.p90 = new Array<number>(options.minutes).fill(0);
@@ -73,16 +97,28 @@ export class Lookahead {
     return this.#warm?.kind === 'standby' ? this.#warmPool : 0;
   }
 
+  /** The measured noise (trace units), or null before an hour of minutes or with noise off. */
+  get noise(): NoiseModel | null {
+    return this.#noise;
+  }
+
+  /** The lead the next floors are planned over (the governor policy's measured one). */
+  setLeadMinutes(minutes: number): void {
+    this.#lead = minutes;
+  }
+
   /** Refits when due; call once per minute before floorAt. */
   update(view: MetricsView, minute: number): void {
-    const { forecast: f } = this.#o;
-    if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
-    this.#fittedAt = minute;
     // Delivered minutes are appended once, not copied again at every refit (NASA: 220 refits of
     // 14 days were 4.4 million reads, ~0.4 s of npm start).
     for (let i = this.#delivered.length; i < view.count; i++) this.#delivered.push(view.at(i).requests);
+    if (minute - this.#noiseAt >= NOISE_REFRESH_MINUTES) this.#refitNoise(minute);
+    const { forecast: f } = this.#o;
+    if (!f.enabled && !this.#warm) return;
+    if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
+    this.#fittedAt = minute;
     const history = this.#delivered.slice(Math.max(0, view.count - f.historyDays * DAY), view.count);
-    const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#o.leadMinutes + 5) / 5) * 5;
+    const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#lead + 5) / 5) * 5;
     const result = forecast(history, {
       stepMinutes: 1,
       origin: view.count,
@@ -94,26 +130,60 @@ export class Lookahead {
     if (this.#warm) this.#sizePool(result, history);
   }
 
-  /** The floor for `minute` (standby headroom included), or undefined when no forecast covers it. */
-  floorAt(minute: number): number | undefined {
-    if (!this.#o.forecast.enabled) return undefined; // fitted for the warm pool only
+  /**
+   * The floor for `minute`: the forecast's (standby headroom included) where one covers it, else
+   * the last level plus its noise while that is under an hour old, else undefined.
+   */
+  floorAt(minute: number): LookaheadFloor | undefined {
     const i = minute - this.#floorsFrom;
-    return i >= 0 && i < this.#floors.length ? this.#floors[i]! + this.standby : undefined;
+    if (this.#o.forecast.enabled && i >= 0 && i < this.#floors.length) {
+      const capacity = this.#floors[i]! + this.standby;
+      return this.#fallback
+        ? { capacity, kind: 'forecast', fallback: this.#fallback.to }
+        : { capacity, kind: 'forecast' };
+    }
+    const level = this.#levelFloor;
+    return level && minute - level.from < NOISE_REFRESH_MINUTES
+      ? { capacity: level.capacity, kind: 'level' }
+      : undefined;
+  }
+
+  #refitNoise(minute: number): void {
+    const n = this.#o.noise;
+    if (!n?.enabled) return;
+    const seen = this.#delivered.length;
+    if (seen < n.levelMinutes + 20) return;
+    this.#noiseAt = minute;
+    this.#noise = fitLevelNoise(this.#delivered.slice(Math.max(0, seen - n.historyMinutes)), n.levelMinutes);
+    const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
+    this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
+  }
+
+  #sizing(): FloorSizing {
+    const { requestsPerInstance, instanceCapacity, noise } = this.#o;
+    return {
+      requestsPerInstance,
+      instanceCapacity,
+      floorSigmas: noise?.enabled ? noise.floorSigmas : 0,
+      noise: this.#noise,
+    };
   }
 
   #plan(result: Forecast, minute: number): void {
-    const { leadMinutes, requestsPerInstance, forecast: f } = this.#o;
-    const q = result.quantiles[f.quantile];
-    const at = (t: number) => Math.min(q.length - 1, Math.max(0, Math.floor((t - result.origin) / 5)));
-    const span = f.refreshMinutes + leadMinutes;
+    const { forecast: f } = this.#o;
+    const lead = this.#lead;
+    const needs = stepNeeds(result.quantiles[f.quantile], result.quantiles.p50, this.#sizing());
+    const at = (t: number) => Math.min(needs.length - 1, Math.max(0, Math.floor((t - result.origin) / 5)));
+    const span = f.refreshMinutes + lead;
     this.#floorsFrom = minute;
     this.#floors = new Int32Array(span);
+    this.#fallback = result.fallback;
     for (let k = 0; k < span; k++) {
       const t = minute + k;
       let peak = 0;
       const blockEnd = Math.ceil((t + 1) / FLOOR_BLOCK_MINUTES) * FLOOR_BLOCK_MINUTES;
-      for (let s = at(t); s <= at(blockEnd + leadMinutes); s++) peak = Math.max(peak, q[s]!);
-      this.#floors[k] = ceilCapacity(peak / requestsPerInstance);
+      for (let s = at(t); s <= at(blockEnd + lead); s++) peak = Math.max(peak, needs[s]!);
+      this.#floors[k] = ceilCapacity(peak);
       if (t < this.p50.length) {
         this.p50[t] = result.quantiles.p50[at(t)]!;
         this.p90[t] = result.quantiles.p90[at(t)]!;
@@ -129,7 +199,7 @@ export class Lookahead {
       demand: history,
       demandStepMinutes: 1,
       coldStartMinutes: this.#o.coldStartMinutes,
-      leadMinutes: this.#o.leadMinutes,
+      leadMinutes: this.#lead,
       instanceCapacity: this.#o.instanceCapacity,
     }).size;
   }

@@ -1,0 +1,41 @@
+/**
+ * The backtest's measured lead time: the governor policy times its own scale-outs in the
+ * simulated fleet, from the minute it asked for capacity to the minute the ready count reached
+ * it, as the evaluator does in AWS with live capacity (shared/control/lead-time.ts turns the
+ * samples into the lead the floor covers). So a 15-minute cold start is learned from the fleet,
+ * not read from the scenario.
+ */
+import { addLeadSample, type LeadSample } from '../../control/lead-time.ts';
+
+interface Open {
+  /** Epoch ms the scale-out was asked for. */
+  at: number;
+  /** The capacity it asked for. */
+  to: number;
+}
+
+export class ScaleOutClock {
+  #open: Open[] = [];
+  #samples: LeadSample[] = [];
+
+  /** The newest samples, oldest first (at most LEAD_MAX_SAMPLES). */
+  get samples(): readonly LeadSample[] {
+    return this.#samples;
+  }
+
+  /** Each minute, before deciding: scale-outs whose capacity is now all ready are timed. */
+  observe(ready: number, now: number): boolean {
+    const served = this.#open.filter((o) => o.to <= ready);
+    if (served.length === 0) return false;
+    this.#open = this.#open.filter((o) => o.to > ready);
+    for (const o of served)
+      this.#samples = addLeadSample(this.#samples, { requestedAt: o.at, servingAt: now });
+    return true;
+  }
+
+  /** After deciding: a scale-out opens a timing; a scale-in drops the ones it undid (they never serve). */
+  decided(current: number, desired: number, now: number): void {
+    if (desired > current) this.#open.push({ at: now, to: desired });
+    else if (desired < current) this.#open = this.#open.filter((o) => o.to <= desired);
+  }
+}
