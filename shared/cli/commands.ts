@@ -87,4 +87,28 @@ Exit 0 when no cell is a loss, 1 when one is, 2 on bad input.`,
     help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).',
     load: async () => (await import('./forecast.ts')).forecastCommand,
   },
+  history: {
+    summary: "history --target ID ...   a deployed target's demand from CloudWatch, as a trace",
+    help: `usage: governor history --target ID --policy FILE --days N --out FILE.csv [options]
+
+Reads a deployed target's demand (the requests the forecast function counts: docs/forecast-aws.md)
+from CloudWatch with GetMetricData and writes it as a trace the backtest reads (minute,requests,
+input_tokens,output_tokens), with a note beside it (FILE.md): what was read, each span's period,
+how coarse spans were spread over minutes, every gap and how it was filled (docs/history.md).
+Each span is read at the finest period CloudWatch still keeps for its age: 1 minute under 15 days,
+5 minutes under 63, 1 hour under 455; a coarse sum is spread over its minutes, keeping its total.
+
+  --target ID       the target in the policy file (required)
+  --policy FILE     the policy file that names it (required)
+  --days N          whole days of history to read, 1 to 455 (required)
+  --out FILE.csv    where to write the trace; the note goes to FILE.md (required)
+  --end ISO         when the window ends, such as 2025-06-09T12:00Z (default: now, to the minute)
+  --region R        the region to read (default: the target's)
+  --gaps MODE       interpolate: a line across each period without a datapoint (default);
+                    zero: read such periods as idle (services that publish nothing when idle)
+  --help            this text
+
+Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, before any AWS call.`,
+    load: async () => (await import('./history.ts')).historyCommand,
+  },
 };

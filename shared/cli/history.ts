@@ -1,0 +1,224 @@
+/**
+ * `governor history --target ID --policy FILE --days N --out FILE.csv [--end ISO] [--region R]
+ * [--gaps interpolate|zero]`: a deployed target's demand from CloudWatch, written as a trace the
+ * backtest reads, with a sidecar note (FILE.md) saying what was read and what was made up.
+ *
+ * The clock is read once. Everything is checked before the first AWS call: options, the policy,
+ * the target, --out, the window against CloudWatch's retention. Then one GetMetricData per span
+ * (shared/history/plan.ts), and the pure core builds the minutes, fills the gaps and renders.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { z } from 'zod';
+import { clientConfig } from '../aws/clients.ts';
+import { cloudWatchHistory } from '../aws/demand-history.ts';
+import { describeSources } from '../control/demand.ts';
+import { explainAwsError } from '../history/aws-errors.ts';
+import { buildHistory, type History } from '../history/build.ts';
+import { GAP_FILLS } from '../history/gaps.ts';
+import { renderNote } from '../history/note.ts';
+import { floorTo, type HistoryPlan, MAX_HISTORY_DAYS, MINUTE_MS, planHistory } from '../history/plan.ts';
+import { readSpans } from '../history/read.ts';
+import { doneLine, renderCsv, reportLines, utc } from '../history/render.ts';
+import { formatProblem, parsePolicyText } from '../policy/load.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+import { parseOptions } from './options.ts';
+
+export const OPTIONS = {
+  target: { type: 'string' },
+  policy: { type: 'string' },
+  days: { type: 'string' },
+  out: { type: 'string' },
+  end: { type: 'string' },
+  region: { type: 'string' },
+  gaps: { type: 'string' },
+} as const;
+
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const quoted = (input: unknown) => JSON.stringify(String(input));
+
+/** The options as the command uses them; each message is the one line the operator sees. */
+const OptionsSchema = z.object({
+  target: z.string({ error: '--target ID is required: the id of a target in the policy file' }).min(1),
+  policy: z.string({ error: '--policy FILE is required: the policy file that names the target' }).min(1),
+  days: z
+    .string({ error: `--days N is required: how many days of history to read (1 to ${MAX_HISTORY_DAYS})` })
+    .regex(/^\d+$/, {
+      error: (i) =>
+        `--days must be a whole number of days from 1 to ${MAX_HISTORY_DAYS}, got ${quoted(i.input)}`,
+    })
+    .transform(Number)
+    .refine((d) => d >= 1, { error: `--days must be 1 or more (whole days, up to ${MAX_HISTORY_DAYS})` })
+    .refine((d) => d <= MAX_HISTORY_DAYS, {
+      error: (i) =>
+        `--days ${i.input} is more than CloudWatch keeps: at most ${MAX_HISTORY_DAYS} days (at one-hour periods)`,
+    }),
+  out: z
+    .string({ error: '--out FILE.csv is required: where to write the trace (the note goes beside it)' })
+    .regex(/\.csv$/i, {
+      error: (i) =>
+        `--out must name a .csv file (the note is written beside it as NAME.md), got ${quoted(i.input)}`,
+    }),
+  end: z
+    .string()
+    .regex(ISO_WITH_ZONE, {
+      error: (i) =>
+        `--end must be an ISO time with its zone, such as 2025-06-09T12:00Z, got ${quoted(i.input)}`,
+    })
+    .transform((s) => Date.parse(s))
+    .refine(Number.isFinite, { error: '--end is not a real time: check the date' })
+    .optional(),
+  region: z
+    .string()
+    .regex(REGION, {
+      error: (i) => `--region must be an AWS region name such as us-east-1, got ${quoted(i.input)}`,
+    })
+    .optional(),
+  gaps: z
+    .enum(GAP_FILLS, { error: (i) => `--gaps must be interpolate or zero, got ${quoted(i.input)}` })
+    .default('interpolate'),
+});
+
+export type HistoryOptions = z.infer<typeof OptionsSchema>;
+
+export function parseHistoryArgs(args: string[]): HistoryOptions {
+  const { values, positionals } = parseOptions(() =>
+    parseArgs({ args, allowPositionals: true, options: OPTIONS }),
+  );
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${quoted(positionals[0])}; run governor history --help`);
+  const parsed = OptionsSchema.safeParse(values);
+  if (!parsed.success) throw new UsageError(parsed.error.issues[0]!.message);
+  return parsed.data;
+}
+
+async function loadTarget(policyFile: string, id: string, cwd: string): Promise<TargetPolicy> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, policyFile), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`--policy ${policyFile}: cannot read the file (${code}): check the path`);
+  }
+  const result = parsePolicyText(text);
+  if (!result.ok) {
+    const more =
+      result.problems.length > 1 ? ` (and ${result.problems.length - 1} more: run governor validate)` : '';
+    throw new UsageError(`--policy ${policyFile}: ${formatProblem(result.problems[0]!)}${more}`);
+  }
+  const found = result.policy.targets.find((t) => t.id === id);
+  if (!found) {
+    const ids = result.policy.targets.map((t) => t.id).join(', ');
+    throw new UsageError(`--target ${id} is not in ${policyFile}; its targets are ${ids}`);
+  }
+  return found;
+}
+
+/** Fails unless `file` can be written: not a folder, writable if it exists, else its nearest existing folder is. */
+async function checkWritable(file: string, shown: string): Promise<void> {
+  const info = await stat(file).catch(() => null);
+  if (info?.isDirectory()) throw new UsageError(`--out ${shown} is a folder: name a .csv file`);
+  let target = info ? file : dirname(file);
+  for (;;) {
+    const folder = await stat(target).catch(() => null);
+    if (folder) {
+      if (!info && !folder.isDirectory())
+        throw new UsageError(`--out ${shown}: ${target} is a file, not a folder: choose another path`);
+      break;
+    }
+    if (dirname(target) === target) break;
+    target = dirname(target);
+  }
+  try {
+    await access(target, constants.W_OK);
+  } catch {
+    throw new UsageError(`--out ${shown}: ${target} is not writable: choose a path you can write to`);
+  }
+}
+
+/** The spans to read, or a usage error naming the fix: an --end after now, or days past 455 back. */
+function planWindow(options: HistoryOptions, now: number) {
+  const end = floorTo(options.end ?? now, MINUTE_MS);
+  if (end > now)
+    throw new UsageError(`--end ${utc(end)} is after now (${utc(now)}): history cannot be read ahead`);
+  const planned = planHistory({ now, end, days: options.days });
+  if (planned.ok) return planned;
+  const when = options.end === undefined ? '' : ` with --end ${utc(end)}`;
+  const fix =
+    planned.maxDays > 0
+      ? `use --days ${planned.maxDays} or fewer`
+      : `--end is more than ${MAX_HISTORY_DAYS} days ago: CloudWatch keeps nothing older`;
+  throw new UsageError(`--days ${options.days}${when}: ${planned.message}: ${fix}`);
+}
+
+const notePathOf = (csv: string) => csv.replace(/\.csv$/i, '.md');
+
+/** Everything checked before the first AWS call. */
+interface Job {
+  options: HistoryOptions;
+  target: TargetPolicy;
+  region: string;
+  plan: HistoryPlan;
+  now: number;
+  csvPath: string;
+  notePath: string;
+}
+
+async function prepare(args: string[], io: CliIo, now: number): Promise<Job> {
+  const options = parseHistoryArgs(args);
+  const target = await loadTarget(options.policy, options.target, io.cwd);
+  const csvPath = resolve(io.cwd, options.out);
+  const notePath = notePathOf(csvPath);
+  await checkWritable(csvPath, options.out);
+  await checkWritable(notePath, notePathOf(options.out));
+  const { plan } = planWindow(options, now);
+  return { options, target, region: options.region ?? target.region, plan, now, csvPath, notePath };
+}
+
+/**
+ * The spans read and built into a history, or the one line saying why not (exit 1). Credential,
+ * permission and region problems are the operator's to fix: a UsageError (exit 2).
+ */
+async function readHistory(job: Job): Promise<History | string> {
+  const { target, region, plan } = job;
+  const endpoint = process.env.AWS_ENDPOINT_URL || undefined;
+  const clientFor = (r: string) =>
+    new CloudWatchClient(clientConfig({ region: r, ...(endpoint ? { endpoint } : {}) }, r));
+  let read: Awaited<ReturnType<typeof readSpans>>;
+  try {
+    read = await readSpans(cloudWatchHistory(clientFor), target, region, plan);
+  } catch (error) {
+    const problem = explainAwsError(error, { region, ...(endpoint ? { endpoint } : {}) });
+    if (problem.kind !== 'failure') throw new UsageError(problem.message);
+    return problem.message;
+  }
+  if (!read.ok) return read.message;
+  const built = buildHistory(plan, read.reads, job.options.gaps);
+  if (built.ok) return built.history;
+  const where = `${describeSources(target)} in ${region} from ${utc(plan.asked.start)} to ${utc(plan.asked.end)}`;
+  return built.reason === 'NoData'
+    ? `no datapoint for ${where}: check the names in the policy, --region, and that the target served requests then`
+    : `${where}: ${built.message}`;
+}
+
+export async function historyCommand(args: string[], io: CliIo): Promise<number> {
+  const job = await prepare(args, io, Date.now());
+  const h = await readHistory(job);
+  if (typeof h === 'string') {
+    io.stderr(`governor history: ${h}`);
+    return EXIT.failure;
+  }
+  const { options, target, region, now, csvPath, notePath } = job;
+  for (const line of reportLines(h, target, region)) io.stderr(line);
+  await mkdir(dirname(csvPath), { recursive: true });
+  await writeFile(csvPath, renderCsv(h.filled.requests));
+  const context = { csvName: basename(csvPath), policyFile: options.policy, target, region, now };
+  await writeFile(notePath, renderNote(h, context));
+  io.stdout(doneLine(h, options.out, notePathOf(options.out)));
+  return EXIT.ok;
+}
