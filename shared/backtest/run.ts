@@ -5,16 +5,24 @@
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import { buildPolicies, type PolicyName } from './policies/index.ts';
+import type { LookaheadFits } from './policies/lookahead.ts';
 import type { Policy } from './policies/types.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
 import { simulate } from './simulate.ts';
-import type { Trace } from './trace.ts';
+import { type Trace, TraceError } from './trace.ts';
 import type { BacktestResult } from './types.ts';
 
 export interface BacktestInput {
   trace: Trace;
   target: TargetPolicy;
   options: ScenarioOptions;
+  /**
+   * Score from this minute on (default 0): every policy still runs over the whole trace, so the
+   * forecaster has its history; figures count minutes [scoreFrom, end) only.
+   */
+  scoreFrom?: number;
+  /** How the governor look-ahead fits forecasts and noise (default: directly; governor tune shares a memo). */
+  fits?: LookaheadFits;
   /** Only these policies (default: every one of POLICY_NAMES the target allows). */
   only?: readonly PolicyName[];
   /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
@@ -34,8 +42,18 @@ export function runBacktest(input: BacktestInput): BacktestResult {
   const workload = buildWorkload(trace, options);
   const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
   const oracle = oracleCapacity(workload.work, scenario.peakInstances, scenario.minCapacity);
-  const oracleInstanceMinutes = oracle.reduce((a, b) => a + b, 0);
-  const all = buildPolicies({ scenario, work: workload.work }, target);
+  const scoreFrom = input.scoreFrom ?? 0;
+  if (!Number.isInteger(scoreFrom) || scoreFrom < 0 || scoreFrom >= workload.work.length) {
+    throw new TraceError(
+      `${trace.name}: scoring from minute ${scoreFrom} leaves nothing to score (the trace has ${workload.work.length} minutes)`,
+    );
+  }
+  let oracleInstanceMinutes = 0;
+  for (let m = scoreFrom; m < oracle.length; m++) oracleInstanceMinutes += oracle[m]!;
+  const all = buildPolicies(
+    { scenario, work: workload.work, ...(input.fits ? { fits: input.fits } : {}) },
+    target,
+  );
   const { only } = input;
   const policies = only ? all.filter((p) => only.includes(p.name as PolicyName)) : all;
   const n = workload.work.length;
@@ -46,6 +64,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
       scenario,
       workload,
       oracleInstanceMinutes,
+      scoreFrom,
       onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / policies.length)),
     });
   });
@@ -55,6 +74,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
     totalRequests += r;
     if (r > peak) peak = r;
   }
+  const scored = scoreFrom > 0 ? { scoreFrom } : {};
   return {
     trace: {
       name: trace.name,
@@ -62,6 +82,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
       totalRequests,
       peakRequestsPerMinute: peak,
       resolution: trace.resolution,
+      ...scored,
     },
     scenario,
     demand: workload.requests,

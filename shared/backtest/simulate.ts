@@ -27,6 +27,11 @@ export interface SimulationInput {
   oracleInstanceMinutes: number;
   /** Called every few thousand minutes with the minutes done. */
   onProgress?: (minutesDone: number) => void;
+  /**
+   * Score only minutes from this one on (default 0): the policy runs over the whole trace, so
+   * its forecaster has the history, and is judged on the time after (held-out scoring).
+   */
+  scoreFrom?: number;
 }
 
 interface Tally {
@@ -48,9 +53,11 @@ function clampDesired(wanted: number, scenario: Scenario, name: string): number 
 function serve(m: number, fleet: Fleet, backlog: number, input: SimulationInput, tally: Tally): number {
   const { workload, scenario } = input;
   const { ready } = fleet;
-  tally.instanceMinutes += ready + fleet.pending + fleet.filling + WARM_IDLE_COST * fleet.warmIdle;
+  const scored = m >= (input.scoreFrom ?? 0);
+  if (scored)
+    tally.instanceMinutes += ready + fleet.pending + fleet.filling + WARM_IDLE_COST * fleet.warmIdle;
   const work = workload.work[m]!;
-  if (work + backlog > ready * scenario.mu * (1 + EPSILON)) {
+  if (scored && work + backlog > ready * scenario.mu * (1 + EPSILON)) {
     tally.violationMinutes.push(m);
     tally.requestsInViolation += workload.requests[m]!;
   }
@@ -87,7 +94,8 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
       metrics: feed,
     };
     if (policy.warmPoolSizeAt) fleet.resizeWarmPool(policy.warmPoolSizeAt(m), m);
-    if (fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m)) tally.actions++;
+    const changed = fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m);
+    if (changed && m >= (input.scoreFrom ?? 0)) tally.actions++;
     const backlogOut = serve(m, fleet, backlog, input, tally);
     const { ready } = fleet;
     const minute = {
@@ -115,8 +123,10 @@ function finish(
   series: PolicyRun['series'],
 ): PolicyRun {
   const { scenario, workload } = input;
-  const n = workload.work.length;
-  const totalRequests = workload.requests.reduce((a, b) => a + b, 0);
+  const from = input.scoreFrom ?? 0;
+  const n = workload.work.length - from;
+  let totalRequests = 0;
+  for (let m = from; m < workload.requests.length; m++) totalRequests += workload.requests[m]!;
   // Float sums of 0.05 x warm instances drift in the 12th digit; round to a micro-instance-minute.
   const instanceMinutes = Math.round(tally.instanceMinutes * 1e6) / 1e6;
   const explained = policy.explain?.();

@@ -67,6 +67,12 @@ export function formatTable(result: BacktestResult): string {
     `trace ${trace.name}: ${whole.format(trace.minutes)} minutes (${span(trace.minutes)}), ${whole.format(trace.totalRequests)} requests, peak ${whole.format(trace.peakRequestsPerMinute)} per minute`,
     `scenario: ${scenario.peakInstances} instances at peak; one serves ${two.format(scenario.mu)} requests/min at the SLO (saturates at ${two.format(scenario.muSat ?? scenario.mu / scenario.sloUtilization)}); cold start ${scenario.coldStartMinutes} min, metric delay ${scenario.metricDelayMinutes} min, ${two.format(scenario.pricePerInstanceHour)} USD per instance-hour`,
   ];
+  if (trace.scoreFrom !== undefined) {
+    const scored = trace.minutes - trace.scoreFrom;
+    header.push(
+      `scored from minute ${whole.format(trace.scoreFrom)} (${span(trace.scoreFrom)} in) to the end: ${whole.format(scored)} minutes (${span(scored)}); every policy ran the whole trace`,
+    );
+  }
   const extras = optionsBeyondReference(result);
   if (extras.length > 0) header.push(`beyond the reference: ${extras.join('; ')}`);
   header.push('');

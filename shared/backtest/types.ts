@@ -83,6 +83,8 @@ export interface BacktestResult {
     totalRequests: number;
     peakRequestsPerMinute: number;
     resolution: 'minute' | 'second';
+    /** Figures count minutes from this one on (held-out scoring); absent: the whole trace. */
+    scoreFrom?: number;
   };
   scenario: Scenario;
   /** Requests per minute, r(m). */

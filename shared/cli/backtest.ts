@@ -1,10 +1,3 @@
-/**
- * `governor backtest --trace FILE [options]`: replays a trace through every policy and prints
- * the table; --json and --html write the machine and human reports. Bad input (a missing file,
- * a bad trace, an invalid policy, a bad number) is one line naming the problem, exit 2.
- */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boundNotes } from '../backtest/bounds.ts';
@@ -16,6 +9,7 @@ import { formatTable, toJsonReport } from '../backtest/table.ts';
 import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -37,11 +31,12 @@ export const OPTIONS = {
   'output-token-weight': { type: 'string' },
   'noise-seed': { type: 'string' },
   'warm-pool': { type: 'string' },
+  'score-from': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;
 
-type Values = {
+export type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
 };
 
@@ -51,18 +46,9 @@ function wholeOption(name: string, raw: string | undefined, fallback: number, mi
   return value;
 }
 
-async function readText(file: string, flag: string, cwd: string): Promise<string> {
-  try {
-    return await readFile(resolve(cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`--${flag} ${file}: cannot read the file (${code}): check the path`);
-  }
-}
-
 async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
   const file = values.policy ?? EXAMPLE_POLICY;
-  const result = parsePolicyText(await readText(file, 'policy', cwd));
+  const result = parsePolicyText(await readInput(file, 'policy', cwd));
   if (!result.ok) {
     const more =
       result.problems.length > 1 ? ` (and ${result.problems.length - 1} more: run governor validate)` : '';
@@ -81,7 +67,7 @@ async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
 
 async function loadTrace(file: string | undefined, cwd: string): Promise<Trace> {
   if (!file) throw new UsageError('--trace FILE is required (a per-minute or per-second CSV, see traces/)');
-  const text = await readText(file, 'trace', cwd);
+  const text = await readInput(file, 'trace', cwd);
   try {
     return parseTrace(text, file.split(/[\\/]/).pop() ?? file);
   } catch (error) {
@@ -137,11 +123,31 @@ function warnings(target: TargetPolicy, options: ScenarioOptions): string[] {
   return out;
 }
 
-async function writeOutput(file: string, text: string, io: CliIo): Promise<void> {
-  const path = resolve(io.cwd, file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  io.stderr(`wrote ${file}`);
+/**
+ * --score-from: a whole number is a minute of the trace; a number with a decimal point, a
+ * fraction of it (0.67: the last third is scored). Minute 1 is "1", two thirds "0.67".
+ */
+export function scoreFromOption(raw: string | undefined, minutes: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  const fraction = raw.includes('.');
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || (fraction && value >= 1)) {
+    throw new UsageError(
+      `--score-from must be a minute of the trace (a whole number) or a fraction of it below 1 (0.67: score the last third), got "${raw}"`,
+    );
+  }
+  if (!fraction && !Number.isInteger(value)) {
+    throw new UsageError(
+      `--score-from must be a whole minute or a fraction with a decimal point, got "${raw}"`,
+    );
+  }
+  const minute = fraction ? Math.floor(value * minutes) : value;
+  if (minute >= minutes) {
+    throw new UsageError(
+      `--score-from ${raw} is minute ${minute}, but the trace has ${minutes} minutes: nothing would be scored`,
+    );
+  }
+  return minute;
 }
 
 export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
@@ -151,9 +157,16 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
   const options = scenarioOptions(values, target);
   for (const line of warnings(target, options)) io.stderr(line);
   const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  const scoreFrom = scoreFromOption(values['score-from'], trace.requests.length);
   let result: ReturnType<typeof runBacktest>;
   try {
-    result = runBacktest({ trace, target, options, onProgress: bar?.update });
+    result = runBacktest({
+      trace,
+      target,
+      options,
+      onProgress: bar?.update,
+      ...(scoreFrom !== undefined ? { scoreFrom } : {}),
+    });
   } catch (error) {
     if (error instanceof TraceError) throw new UsageError(error.message);
     throw error;

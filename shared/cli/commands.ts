@@ -31,6 +31,8 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
   --output-token-weight W   with --token-work: one output token = W input tokens (default 5)
   --noise-seed N            Poisson noise on the counts, reproducible by seed (default: none)
   --warm-pool N             a fixed warm pool of N stopped instances for governor (default 0)
+  --score-from M|F          score only from minute M, or from fraction F of the trace (0.67: the
+                            last third); every policy still runs the whole trace (default: 0)
   --json FILE               write the machine-readable result
   --html FILE               write the self-contained HTML report
   --help                    this text
@@ -81,6 +83,39 @@ less (docs/backtest.md, "The policy suite").
 
 Exit 0 when no cell is a loss, 1 when one is, 2 on bad input.`,
     load: async () => (await import('./suite.ts')).suiteCommand,
+  },
+  tune: {
+    summary:
+      'tune --trace F --out F    fit the policy to a history; judge it on the part the search never saw',
+    help: `usage: governor tune --trace HISTORY.csv --out policy.yaml [options]
+
+Searches the policy's knobs (target and band, breach counts, scale-in window and cooldowns,
+panic, forecast quantile and margin, noise sigmas, standby) on the first part of a history and
+reports on the rest, which the search never sees: the tuned policy, the starting one and AWS
+target tracking side by side, and the Pareto front of the training part (docs/tune.md). Writes
+the tuned policy file (it passes governor validate, and says in its header what it was tuned on).
+
+  --trace FILE              the history (required; governor history writes one)
+  --out FILE                where to write the tuned policy (required)
+  --policy FILE             the starting policy file (default: the bundled examples/policy.yaml)
+  --target ID               which target of the policy file (default: the first)
+  --target-violation V      violation minutes to aim at, such as 0.5% (default: target
+                            tracking's own on the training part, less 5 %, fold by fold)
+  --train-fraction F        share of the history to train on, from its start (default 0.67)
+  --budget-seconds N        stop searching after N seconds (default 110)
+  --max-candidates N        stop after N candidates (default 1000)
+  --workers N               worker threads (default: one per core; 0 runs in this thread)
+  --seed N                  the search's random seed (default 1; the same seed and history give
+                            the same policy)
+  --json FILE               write the report as JSON
+  --html FILE               write the report as a self-contained HTML page (Pareto chart)
+  --peak-instances N, --slo-utilization U, --cold-start MIN, --metric-delay MIN, --price USD
+                            the scenario, as for governor backtest (default: the reference)
+  --help                    this text
+
+Exit 0 when the tuned policy dominates target tracking on the held-out part, 1 when it does not
+(the file is written all the same), 2 on bad input.`,
+    load: async () => (await import('./tune.ts')).tuneCommand,
   },
   forecast: {
     summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',

@@ -5,8 +5,8 @@
  * in worker threads. Exit 0 when Governor dominates or ties in every cell, 1 when a cell is a
  * loss (a failed check, as CI reads it), 2 on bad input.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { progressBar } from '../backtest/progress.ts';
@@ -16,6 +16,7 @@ import { runSuite } from '../suite/pool.ts';
 import { toSuiteJson } from '../suite/report.ts';
 import { selectVariants, type Variant } from '../suite/variants.ts';
 import { EXAMPLE_POLICY } from './backtest.ts';
+import { readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -37,15 +38,6 @@ async function bundledTraces(): Promise<string[]> {
   return files.map((f) => resolve(BUNDLED_TRACES, f));
 }
 
-async function readPolicy(file: string, cwd: string): Promise<string> {
-  try {
-    return await readFile(resolve(cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`--policy ${file}: cannot read the file (${code}): check the path`);
-  }
-}
-
 function variantsFrom(raw: string | undefined): Variant[] {
   try {
     return selectVariants(
@@ -59,17 +51,10 @@ function variantsFrom(raw: string | undefined): Variant[] {
   }
 }
 
-async function writeOutput(file: string, text: string, io: CliIo): Promise<void> {
-  const path = resolve(io.cwd, file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  io.stderr(`wrote ${file}`);
-}
-
 export async function suiteCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(() => parseArgs({ args, options: SUITE_OPTIONS, strict: true }));
   const policyName = values.policy ?? EXAMPLE_POLICY;
-  const policyText = await readPolicy(policyName, io.cwd);
+  const policyText = await readInput(policyName, 'policy', io.cwd);
   const tracePaths = values.trace?.map((t) => resolve(io.cwd, t)) ?? (await bundledTraces());
   const variants = variantsFrom(values.variants);
   const workersRaw = numberOption('workers', values.workers, Number.NaN, 0, 64);

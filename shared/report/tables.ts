@@ -115,5 +115,11 @@ export function scenarioList(result: BacktestResult): string {
     ['Capacity bounds', `${formatNumber(s.minCapacity)} to ${formatNumber(s.maxCapacity)} instances`],
     ['Price', `${formatUsd(s.pricePerInstanceHour)} per instance-hour`],
   ];
+  if (t.scoreFrom !== undefined) {
+    items.push([
+      'Scored',
+      `from minute ${formatNumber(t.scoreFrom)} (${formatDuration(t.scoreFrom)} in) to the end: every policy ran the whole trace, the figures count ${formatDuration(t.minutes - t.scoreFrom)}`,
+    ]);
+  }
   return `<dl class="scenario">${items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }

@@ -82,3 +82,28 @@ export async function openFile(browser: Browser, url: string): Promise<OpenedPag
   await page.goto(url);
   return { page, requests, errors };
 }
+
+export interface HtmlPage extends OpenedPage {
+  /** Closes the browser and removes the page's folder. */
+  close(): Promise<void>;
+}
+
+/** Writes `html` to a new temporary folder and opens it from a file:// URL in a fresh Chromium. */
+export async function openHtml(html: string, prefix: string): Promise<HtmlPage> {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(dir, 'page.html');
+  writeFileSync(file, html);
+  const browser = await launchChromium();
+  const opened = await openFile(browser, pathToFileURL(file).href);
+  return {
+    ...opened,
+    close: async () => {
+      await browser.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

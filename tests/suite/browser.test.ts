@@ -4,17 +4,13 @@
  * hostile text stays text, nothing is fetched and nothing is logged as an error. Skips with a
  * message when Chromium is missing on a developer machine; fails in CI (.ci/run installs it).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CellResult } from '#shared/suite/cell.ts';
 import { renderSuiteHtml } from '#shared/suite/html.ts';
 import { toSuiteJson } from '#shared/suite/report.ts';
 import { selectVariants } from '#shared/suite/variants.ts';
-import { chromiumGate, launchChromium, type OpenedPage, openFile } from '../report/chromium.ts';
+import { chromiumGate, type HtmlPage, openHtml } from '../report/chromium.ts';
 
 const gate = chromiumGate();
 if (gate.message) console.log(gate.message);
@@ -67,23 +63,16 @@ if (gate.mustFail) {
 }
 
 describe.skipIf(!gate.available)('the suite HTML report in headless Chromium', () => {
-  let browser: Browser;
-  let opened: OpenedPage;
+  let opened: HtmlPage;
   let page: Page;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'governor-suite-report-'));
-    const file = join(dir, 'suite.html');
-    writeFileSync(file, renderSuiteHtml(report));
-    browser = await launchChromium();
-    opened = await openFile(browser, pathToFileURL(file).href);
+    opened = await openHtml(renderSuiteHtml(report), 'governor-suite-report-');
     page = opened.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   it('says the summary in its first lines: 4 wins, 1 tie, 1 loss', async () => {

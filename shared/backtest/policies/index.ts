@@ -3,7 +3,6 @@
  * baselines, then the limit. Each call builds fresh policies (they keep state while they run).
  */
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
-import type { ResolvedScenario } from '../scenario.ts';
 import { AWS_DEFAULTS, awsTargetTrackingPolicy } from './aws-target-tracking.ts';
 import { governorPolicy } from './governor.ts';
 import { HPA_DEFAULTS, k8sHpaPolicy } from './k8s-hpa.ts';
@@ -35,11 +34,9 @@ const DEFAULT_LEAD_MINUTES = 10;
  * governor policy measures in the simulated fleet, as it does in AWS. Request figures are
  * divided by k (policyUnitScale) to put the policy's units back into the trace's.
  */
-function lookaheadFor(
-  target: TargetPolicy,
-  scenario: ResolvedScenario,
-  minutes: number,
-): Lookahead | undefined {
+function lookaheadFor(target: TargetPolicy, ctx: PolicyContext): Lookahead | undefined {
+  const { scenario } = ctx;
+  const minutes = ctx.work.length;
   const f = target.forecast;
   if (!f?.enabled && !target.warmPool?.enabled && !target.noise?.enabled) return undefined;
   const planned = plannedRequestsPerInstance(target);
@@ -64,13 +61,14 @@ function lookaheadFor(
     requestsPerInstance: planned !== null ? planned / k : scenario.mu,
     instanceCapacity: scenario.mu,
     minutes,
+    ...(ctx.fits ? { fits: ctx.fits } : {}),
   });
 }
 
 export function buildPolicies(ctx: PolicyContext, target: TargetPolicy): Policy[] {
   const { scenario } = ctx;
   const recommended = AWS_RECOMMENDED_FRACTION_OF_SATURATION * scenario.muSat;
-  const lookahead = lookaheadFor(target, scenario, ctx.work.length);
+  const lookahead = lookaheadFor(target, ctx);
   const reactive = { ...target, forecast: undefined, warmPool: undefined, noise: undefined };
   return [
     governorPolicy({

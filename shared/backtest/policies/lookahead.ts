@@ -39,6 +39,45 @@ export interface LookaheadOptions {
   instanceCapacity: number;
   /** Trace minutes, so the recorded band has one value per minute. */
   minutes: number;
+  /**
+   * How forecasts and noise fits are computed (default: directly). Both depend on the delivered
+   * history and their own options only, never on the policy's other settings, so `governor
+   * tune` passes one that remembers them across the candidates it tries (lookaheadMemo).
+   */
+  fits?: LookaheadFits;
+}
+
+export interface LookaheadFits {
+  forecast: typeof forecast;
+  /** The noise of `history`, which ends at delivered minute `end` (the memo's key). */
+  levelNoise: (history: readonly number[], levelMinutes: number, end: number) => NoiseModel | null;
+}
+
+export const DIRECT_FITS: LookaheadFits = {
+  forecast,
+  levelNoise: (history, levelMinutes) => fitLevelNoise(history, levelMinutes),
+};
+
+/**
+ * Fits computed once per trace: a forecast keyed by origin, horizon, history length and day
+ * start; a noise model by the history's length and end, and the level window (for one trace
+ * the history is fixed by where it ends and how long it is).
+ */
+export function lookaheadMemo(): LookaheadFits {
+  const forecasts = new Map<string, ReturnType<typeof forecast>>();
+  const noises = new Map<string, NoiseModel | null>();
+  return {
+    forecast: (history, options, params) => {
+      const key = `${options.origin}|${options.horizonMinutes}|${history.length}|${options.dayStartMinute}|${options.stepMinutes}`;
+      if (!forecasts.has(key)) forecasts.set(key, forecast(history, options, params));
+      return forecasts.get(key)!;
+    },
+    levelNoise: (history, levelMinutes, end) => {
+      const key = `${end}|${history.length}|${levelMinutes}`;
+      if (!noises.has(key)) noises.set(key, fitLevelNoise(history, levelMinutes));
+      return noises.get(key)!;
+    },
+  };
 }
 
 /** The floor for a minute, and where it came from. */
@@ -119,7 +158,7 @@ export class Lookahead {
     this.#fittedAt = minute;
     const history = this.#delivered.slice(Math.max(0, view.count - f.historyDays * DAY), view.count);
     const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#lead + 5) / 5) * 5;
-    const result = forecast(history, {
+    const result = (this.#o.fits ?? DIRECT_FITS).forecast(history, {
       stepMinutes: 1,
       origin: view.count,
       horizonMinutes: Math.max(5, horizon),
@@ -154,7 +193,8 @@ export class Lookahead {
     const seen = this.#delivered.length;
     if (seen < n.levelMinutes + 20) return;
     this.#noiseAt = minute;
-    this.#noise = fitLevelNoise(this.#delivered.slice(Math.max(0, seen - n.historyMinutes)), n.levelMinutes);
+    const history = this.#delivered.slice(Math.max(0, seen - n.historyMinutes));
+    this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, seen);
     const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
     this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
   }

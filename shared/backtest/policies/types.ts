@@ -8,6 +8,7 @@ import type { ReasonCode } from '../../engine/types.ts';
 import type { MetricsView } from '../metrics.ts';
 import type { ResolvedScenario } from '../scenario.ts';
 import type { DecisionMark } from '../types.ts';
+import type { LookaheadFits } from './lookahead.ts';
 
 /** The fleet and the metrics as the policy sees them at the start of a minute. */
 export interface FleetView {
@@ -45,4 +46,6 @@ export interface PolicyContext {
   scenario: ResolvedScenario;
   /** Work per minute (requests, unless token-aware work is on). The oracle alone reads it. */
   work: readonly number[];
+  /** How the governor look-ahead fits forecasts and noise (default: directly; governor tune shares a memo). */
+  fits?: LookaheadFits;
 }

@@ -1,0 +1,70 @@
+/**
+ * One candidate on the training part of a trace: the backtest's governor policy through the
+ * real engine, with the look-ahead's forecasts and noise fits shared across candidates (they
+ * depend on the history only). Figures as the suite reports them, plus the same per fold of the
+ * training part, so a setting that wins one week and loses the next shows it.
+ */
+import type { LookaheadFits } from '../backtest/policies/lookahead.ts';
+import { runBacktest } from '../backtest/run.ts';
+import type { ScenarioOptions } from '../backtest/scenario.ts';
+import type { Trace } from '../backtest/trace.ts';
+import type { PolicyRun } from '../backtest/types.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+
+/** Folds of the training part the figures are also given for. */
+export const FOLDS = 3;
+
+export interface Fold {
+  costVsOracle: number;
+  violationRatio: number;
+}
+
+export interface Figures {
+  instanceMinutes: number;
+  costVsOracle: number;
+  violationMinutes: number;
+  violationRatio: number;
+  scalingActions: number;
+  folds: Fold[];
+}
+
+function folds(run: PolicyRun, oracle: readonly number[]): Fold[] {
+  const n = oracle.length;
+  const violated = new Uint8Array(n);
+  for (const m of run.series.violationMinutes) violated[m] = 1;
+  return Array.from({ length: FOLDS }, (_, f) => {
+    const from = Math.floor((f * n) / FOLDS);
+    const to = Math.floor(((f + 1) * n) / FOLDS);
+    let cost = 0;
+    let floor = 0;
+    let bad = 0;
+    for (let m = from; m < to; m++) {
+      cost += run.series.provisioned[m]!;
+      floor += oracle[m]!;
+      bad += violated[m]!;
+    }
+    return { costVsOracle: floor > 0 ? cost / floor : 0, violationRatio: to > from ? bad / (to - from) : 0 };
+  });
+}
+
+export type Evaluated = 'governor' | 'aws-target-tracking';
+
+export function evaluate(
+  trace: Trace,
+  target: TargetPolicy,
+  options: ScenarioOptions,
+  fits: LookaheadFits,
+  policy: Evaluated = 'governor',
+): Figures {
+  const result = runBacktest({ trace, target, options, only: [policy], fits });
+  const run = result.policies[0]!;
+  const s = run.summary;
+  return {
+    instanceMinutes: s.instanceMinutes,
+    costVsOracle: s.costVsOracle,
+    violationMinutes: s.violationMinutes,
+    violationRatio: s.violationRatio,
+    scalingActions: s.scalingActions,
+    folds: folds(run, result.oracle),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * What `governor tune` may change in a target, and the values it tries: the parameters the
+ * issue names (bands, breach counts, windows, cooldowns, headroom, forecast quantile and margin,
+ * standby), each a path into the policy file and a short list of values an operator would
+ * consider. Headroom values are fractions of the instance's SLO capacity when the target has
+ * instanceCapacity, so the grid means the same for a 120-request and a 4,000-request instance.
+ * Only knobs the target can use are offered: no forecast knobs without a forecast section.
+ */
+import type { TargetPolicy } from '../policy/schema.ts';
+
+export type KnobValue = number | string;
+
+export interface Knob {
+  /** Short name, as the report shows it: `target`, `scaleInBreaches`. */
+  name: string;
+  /** Path inside the target (as in the policy file): ['damping', 'scaleInBreaches']. */
+  path: (string | number)[];
+  /** Values tried, in order. */
+  values: readonly KnobValue[];
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
+
+/** The knobs for one target, with values scaled to its instance capacity. */
+export function knobsFor(t: TargetPolicy): Knob[] {
+  const knobs: Knob[] = [];
+  const capacity = t.instanceCapacity?.requestsPerMinuteAtSlo;
+  const inv = t.signals.findIndex((s) => s.metric === 'invocationsPerInstance');
+  if (inv >= 0) {
+    const current = (t.signals[inv] as { target: number }).target;
+    const targets = capacity
+      ? [0.5, 0.55, 0.6, 0.625, 0.65, 0.7, 0.75, 0.8, 0.85].map((f) => round(f * capacity))
+      : [0.7, 0.8, 0.9, 1, 1.1, 1.2].map((f) => round(f * current));
+    knobs.push({ name: 'target', path: ['signals', inv, 'target'], values: targets });
+    knobs.push({
+      name: 'tolerance',
+      path: ['signals', inv, 'tolerance'],
+      values: [0.03, 0.05, 0.1, 0.15, 0.2, 0.3],
+    });
+  }
+  knobs.push(
+    { name: 'scaleOutBreaches', path: ['damping', 'scaleOutBreaches'], values: [1, 2, 3, 4, 5] },
+    { name: 'scaleInBreaches', path: ['damping', 'scaleInBreaches'], values: [3, 5, 6, 8, 10, 15] },
+    {
+      name: 'scaleInStabilizationSeconds',
+      path: ['damping', 'scaleInStabilizationSeconds'],
+      values: [120, 300, 600, 900, 1800],
+    },
+    {
+      name: 'scaleInCooldownSeconds',
+      path: ['damping', 'scaleInCooldownSeconds'],
+      values: [60, 180, 300, 600, 900],
+    },
+    {
+      name: 'scaleOutCooldownSeconds',
+      path: ['damping', 'scaleOutCooldownSeconds'],
+      values: [0, 60, 120, 300],
+    },
+    { name: 'panicThreshold', path: ['panic', 'threshold'], values: [1.5, 2, 3] },
+    { name: 'panicStableWindowSeconds', path: ['panic', 'stableWindowSeconds'], values: [60, 300, 600] },
+  );
+  if (t.forecast?.enabled) {
+    knobs.push({ name: 'forecastQuantile', path: ['forecast', 'quantile'], values: ['p50', 'p90'] });
+    if (capacity) {
+      knobs.push({
+        name: 'forecastRequestsPerInstance',
+        path: ['forecast', 'requestsPerInstance'],
+        values: [0.5, 0.6, 0.625, 0.7, 0.8, 0.9, 1].map((f) => round(f * capacity)),
+      });
+    }
+  }
+  if (t.noise?.enabled && capacity) {
+    knobs.push(
+      { name: 'floorSigmas', path: ['noise', 'floorSigmas'], values: [0, 1.65, 2, 2.33, 2.6, 3] },
+      { name: 'bandSigmas', path: ['noise', 'bandSigmas'], values: [0, 0.5, 1, 1.5, 2] },
+    );
+  }
+  if (t.warmPool?.enabled) {
+    knobs.push({ name: 'standby', path: ['warmPool', 'maxSize'], values: [0, 1, 2, 4] });
+  }
+  return knobs;
+}
+
+/** The value at a knob's path in a target (raw JSON or parsed), or undefined. */
+export function readKnob(target: unknown, knob: Knob): KnobValue | undefined {
+  let at: unknown = target;
+  for (const key of knob.path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string | number, unknown>)[key];
+  }
+  return typeof at === 'number' || typeof at === 'string' ? at : undefined;
+}
+
+/** A copy of the raw target with each knob set (parents created as needed). */
+export function applyKnobs(
+  raw: Record<string, unknown>,
+  settings: ReadonlyMap<string, KnobValue>,
+  knobs: readonly Knob[],
+) {
+  const out = structuredClone(raw);
+  for (const knob of knobs) {
+    const value = settings.get(knob.name);
+    if (value === undefined) continue;
+    let at: Record<string | number, unknown> = out;
+    knob.path.slice(0, -1).forEach((key, i) => {
+      const next = at[key];
+      if (next === null || typeof next !== 'object') at[key] = typeof knob.path[i + 1] === 'number' ? [] : {};
+      at = at[key] as Record<string | number, unknown>;
+    });
+    at[knob.path.at(-1)!] = value;
+  }
+  // Scale-in must wait at least as long as scale-out (a cross-field rule): keep the pair valid.
+  const damping = out.damping as Record<string, number> | undefined;
+  if (damping && damping.scaleInBreaches !== undefined && damping.scaleOutBreaches !== undefined)
+    damping.scaleInBreaches = Math.max(damping.scaleInBreaches, damping.scaleOutBreaches);
+  return out;
+}

@@ -1,0 +1,23 @@
+/**
+ * A tune worker thread: holds the training part of the trace and one memo of forecasts and
+ * noise fits, and evaluates the candidates it is sent, a batch at a time (./pool.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
+import { candidateTarget } from './candidate.ts';
+import { evaluate } from './evaluate.ts';
+import type { EvaluateReply, EvaluateRequest, TuneWorkerInit } from './pool.ts';
+
+const init = workerData as TuneWorkerInit;
+const fits = lookaheadMemo();
+
+parentPort!.on('message', (req: EvaluateRequest) => {
+  let reply: EvaluateReply;
+  try {
+    const target = candidateTarget(init.raw, new Map(req.settings), init.knobs);
+    reply = { id: req.id, figures: target ? evaluate(init.trace, target, init.options, fits) : null };
+  } catch (error) {
+    reply = { id: req.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '#shared/cli/io.ts';
+import { main } from '#shared/cli/main.ts';
+import { violationOption } from '#shared/cli/tune.ts';
+import { csvOf, dailyHistory } from './fixtures.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'governor-tune-'));
+writeFileSync(join(dir, 'history.csv'), csvOf(dailyHistory(4)));
+writeFileSync(join(dir, 'short.csv'), csvOf(dailyHistory(2)));
+
+async function tuneCli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (l) => out.push(l), stderr: (l) => err.push(l), stderrIsTTY: false, cwd: dir };
+  const code = await main(['tune', ...args], io);
+  return { code, out: out.join('\n'), err };
+}
+
+describe('governor tune (CLI)', () => {
+  it('prints both parts side by side and the verdict, writes a policy that validates, JSON and HTML', async () => {
+    const r = await tuneCli([
+      '--trace',
+      'history.csv',
+      '--out',
+      'out/tuned.yaml',
+      '--json',
+      'out/tune.json',
+      '--html',
+      'out/tune.html',
+      '--max-candidates',
+      '12',
+      '--workers',
+      '0',
+    ]);
+    expect(r.out).toMatch(
+      /^tune chat-llm on history\.csv: trained on minutes 0-3,859 \(2\.7 days\); judged on minutes 3,859-5,760 \(1\.3 days\), which the search never saw$/m,
+    );
+    expect(r.out).toMatch(/^training part:$/m);
+    expect(r.out).toMatch(/^held-out part:$/m);
+    expect(r.out).toMatch(/^verdict: the tuned policy (does not )?dominate/m);
+    const json = JSON.parse(readFileSync(join(dir, 'out/tune.json'), 'utf8'));
+    expect(json.search.candidates).toBe(12);
+    expect(r.code).toBe(json.verdict.dominates ? 0 : 1);
+    const check = await main(['validate', join(dir, 'out/tuned.yaml')], {
+      stdout: () => {},
+      stderr: () => {},
+      stderrIsTTY: false,
+      cwd: dir,
+    });
+    expect(check).toBe(0);
+    expect(readFileSync(join(dir, 'out/tune.html'), 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it.each([
+    { case: 'no --trace', args: ['--out', 'x.yaml'], message: /--trace HISTORY\.csv is required/ },
+    { case: 'no --out', args: ['--trace', 'history.csv'], message: /--out FILE is required/ },
+    {
+      case: 'a history too short',
+      args: ['--trace', 'short.csv', '--out', 'x.yaml'],
+      message: /tune needs at least 2880 minutes/,
+    },
+    {
+      case: 'a bad goal',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--target-violation', '150%'],
+      message: /--target-violation must be a share of minutes/,
+    },
+    {
+      case: 'a bad fraction',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--train-fraction', '1.5'],
+      message: /--train-fraction must be a number from 0.1 to 0.95/,
+    },
+    {
+      case: 'an unknown target',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--target', 'nope'],
+      message: /--target nope is not in/,
+    },
+  ])('refuses $case in one line, exit 2', async ({ args, message }) => {
+    const r = await tuneCli(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(message);
+  });
+});
+
+describe('violationOption', () => {
+  it.each([
+    { raw: '0.5%', value: 0.005 },
+    { raw: '0.005', value: 0.005 },
+    { raw: ' 2 % '.replace(/ /g, ''), value: 0.02 },
+  ])('"$raw" is $value', ({ raw, value }) => {
+    expect(violationOption(raw)).toBeCloseTo(value, 12);
+  });
+});
