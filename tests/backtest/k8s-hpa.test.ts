@@ -68,6 +68,34 @@ describe('HPA replica calculation (replica_calculator.go)', () => {
       basis: 10,
       replicas: 20,
     },
+    // Kubernetes' TestReplicaCalcMissingMetricsNoChangeEq and kin: at exactly the target, pods
+    // without a metric are left out (neither the scale-down nor the scale-up assumption applies),
+    // so the ratio stays 1 and it holds; counting them as 0 would ask for ceil(12 x 100 / 12 / 10)
+    // = 10 and scale down 17 %, or 40-50 % with more missing pods.
+    {
+      case: 'at exactly the target, pods without a metric are left out and it holds (12 stay 12)',
+      value: 10,
+      ready: 12,
+      pending: 0,
+      basis: 10,
+      replicas: 12,
+    },
+    {
+      case: 'at exactly the target with half the pods missing a metric it still holds (20 stay 20)',
+      value: 10,
+      ready: 20,
+      pending: 0,
+      basis: 10,
+      replicas: 20,
+    },
+    {
+      case: 'at exactly the target with pods still starting it holds too',
+      value: 10,
+      ready: 12,
+      pending: 3,
+      basis: 10,
+      replicas: 15,
+    },
   ])('$case', ({ value, ready, pending, basis, replicas }) => {
     expect(hpaReplicas(viewOf([value], ready, pending, basis), options)).toBe(replicas);
   });

@@ -6,8 +6,8 @@
  * - desired = ceil(readyPods x metric / target); nothing moves while |metric / target - 1|
  *   <= 0.1 (the 10 % tolerance);
  * - pods still starting count as using 0 on a scale-up, and ready pods without a metric yet
- *   count as 0 on a scale-up and as the target on a scale-down; if that flips the direction
- *   or lands within tolerance, nothing moves;
+ *   count as 0 on a scale-up and as the target on a scale-down (at exactly the target they are
+ *   left out); if that flips the direction or lands within tolerance, nothing moves;
  * - scale-down stabilization 300 s: the highest recommendation of the last five minutes wins;
  *   scale-up: no stabilization, at most max(100 %, 4 pods) more per 15 s period;
  * - the 15 s sync loop is folded to one evaluation a minute, so each evaluation may at most
@@ -51,11 +51,15 @@ export function hpaReplicas(view: FleetView, options: HpaOptions): number | null
   }
   let total = value * withMetrics;
   let pods = withMetrics;
-  if (missing > 0) {
-    // Scale-down: missing pods are assumed at the target (or the usage, if higher); scale-up: at 0.
-    if (ratio < 1) total += missing * Math.max(options.target, value);
+  // Scale-down: missing pods are assumed at the target (or the usage, if higher); scale-up: at 0.
+  // At exactly the target Kubernetes assumes nothing and leaves them out (replica_calculator.go:
+  // neither branch runs), so the ratio stays 1 and it holds; counting them at 0 would scale 12
+  // pods at target down to 10 (TestReplicaCalcMissingMetricsNoChangeEq, pinned in
+  // tests/backtest/k8s-hpa.test.ts).
+  if (missing > 0 && ratio < 1) {
+    total += missing * Math.max(options.target, value);
     pods += missing;
-  }
+  } else if (missing > 0 && ratio > 1) pods += missing;
   if (upWithUnready) pods += view.pending;
   const next = total / pods / options.target;
   if (within(next) || (ratio > 1 && next < 1) || (ratio < 1 && next > 1)) return current;
