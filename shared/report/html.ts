@@ -3,8 +3,9 @@
  * fetched when it is viewed: uPlot's script and stylesheet are read from node_modules at render
  * time and inlined, the page's own script (client/) is bundled with esbuild and inlined, the
  * data is embedded as JSON, and a Content-Security-Policy forbids every request besides.
- * Size, measured: 428 kB for the 27-day NASA trace (39,693 minutes, six policies, ~3,400
- * decisions; nothing downsampled), of which uPlot is 51 kB and the page's script 11 kB.
+ * Size, measured: 501 kB for the 27-day NASA trace (39,693 minutes, six policies and the
+ * oracle, ~3,900 decisions; nothing downsampled), of which uPlot is 51 kB and the page's script
+ * 13 kB.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import esbuild from 'esbuild';
 import type { BacktestResult } from '../backtest/types.ts';
 import { escapeHtml, formatDuration, formatNumber, jsonForScript } from './format.ts';
-import { buildPayload } from './payload.ts';
+import { buildPayload, isOracle } from './payload.ts';
 import { reasonTable, scenarioList, summaryTable } from './tables.ts';
+import { shownAtStart } from './view.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -63,25 +65,40 @@ function scenarioLine(result: BacktestResult): string {
   return `${formatNumber(s.peakInstances)} instances at peak, SLO at ${formatNumber(s.sloUtilization * 100)} % utilization, ${formatNumber(s.coldStartMinutes)} min cold start`;
 }
 
+/** What the chart opens on, in words: the busiest day, and the policies drawn at first (view.ts). */
+function opening(result: BacktestResult): string {
+  const drawn = result.policies.map((p) => p.summary.name).filter((name) => !isOracle(name));
+  const on = shownAtStart(drawn);
+  const names = drawn.filter((_, i) => on[i]).map(escapeHtml);
+  const day = 'The chart opens on the busiest day (the most requests)';
+  if (names.length === 0) return `${day}.`;
+  const rest = drawn.length > names.length ? '; tick another policy to add it' : '';
+  return `${day} with ${names.join(' and ')}${rest}.`;
+}
+
 function chartSection(result: BacktestResult): string {
   const forecast = result.forecast
-    ? ' The blue band under the demand is the forecast (p50 to p90, lighter to p99).'
+    ? ' The blue band under the demand is the forecast (p50 to p90, lighter to p99), from its first minute on.'
     : '';
   return `<section aria-labelledby="chart-h">
 <h2 id="chart-h">Demand and capacity</h2>
 <p class="how">Each policy's ready instances as a stepped line, over the oracle's capacity (grey area: the least
 that meets the SLO each minute) and the demand (black, in instances on the left axis and requests per minute on
 the right). Where the demand rises above a policy's line, that policy is short.${forecast}
-Drag across the chart to zoom, double-click to zoom out; hover a marker (▲ scale-out, ▼ scale-in, ◆ hold) for the
-decision's reasons. When decisions are too dense to draw apart, they show as ticks along the top edge: zoom in.</p>
+${opening(result)}
+Drag across the chart to zoom, double-click for the whole trace; hover a marker (▲ scale-out, ▼ scale-in, ◆ hold)
+for the decision's reasons. When decisions are too dense to draw apart, they show as ticks along the top edge: zoom in.</p>
 <div class="controls">
 <fieldset><legend>Policies</legend><div id="policy-toggles"></div></fieldset>
 <fieldset><legend>Show</legend><div id="layer-toggles"></div></fieldset>
-<fieldset><legend>Zoom</legend><div id="zoom-buttons"></div></fieldset>
 </div>
 <p id="report-error" role="alert" hidden></p>
 <noscript><p class="how">The charts need JavaScript; the tables hold every figure.</p></noscript>
-<figure id="chart-wrap" aria-labelledby="chart-h">
+<figure id="chart-wrap" aria-labelledby="chart-h" tabindex="-1">
+<div class="view-bar">
+<p id="view-range" aria-live="polite"></p>
+<div id="zoom-buttons" role="group" aria-label="Zoom"></div>
+</div>
 <div id="chart-main"></div>
 <p class="strip-title">SLO-violation minutes</p>
 <div id="chart-violations"></div>

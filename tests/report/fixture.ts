@@ -13,15 +13,23 @@ export interface FixtureOptions {
   forecast?: boolean;
   /** Whether the first policy is Governor, with decisions and reason counts (default true). */
   governed?: boolean;
+  /**
+   * The forecast is 0 before this minute, as the backtest's look-ahead records it before its
+   * first forecast (a day of history in: minute 1441 on a real run). Default 0.
+   */
+  forecastFrom?: number;
+  /** A day (0 is the first) whose demand is a third higher, to make it the busiest. */
+  busiestDay?: number;
 }
 
 const PEAK_INSTANCES = 40;
 
-function demandAt(m: number): number {
+function demandAt(m: number, busiestDay?: number): number {
+  const busy = Math.floor(m / 1440) === busiestDay ? 4 / 3 : 1;
   const daily = 0.55 + 0.4 * Math.sin((2 * Math.PI * (m - 360)) / 1440);
   const burst = m % 997 < 25 ? 0.35 : 0;
   const wiggle = 0.05 * Math.sin(m * 0.7) + 0.03 * Math.sin(m * 2.3);
-  return Math.max(0, Math.round(500 * (daily + burst + wiggle)));
+  return Math.max(0, Math.round(500 * busy * (daily + burst + wiggle)));
 }
 
 /** A policy that sets capacity to the oracle `lag` minutes late, times `headroom`, changing in steps. */
@@ -95,7 +103,10 @@ export function syntheticResult(options: FixtureOptions = {}): BacktestResult {
     'static peak',
   ];
   const message = options.message ?? 'invocations per instance above target for 3 periods';
-  const demand = Array.from({ length: minutes }, (_, m) => demandAt(m));
+  const demandOf = (m: number) => demandAt(m, options.busiestDay);
+  const demand = Array.from({ length: minutes }, (_, m) => demandOf(m));
+  const from = options.forecastFrom ?? 0;
+  const band = (values: number[]) => values.map((v, m) => (m < from ? 0 : v));
   const peak = Math.max(...demand);
   const mu = peak / PEAK_INSTANCES;
   const oracle = demand.map((r) => Math.max(1, Math.ceil((r * PEAK_INSTANCES) / peak - 1e-9)));
@@ -146,9 +157,9 @@ export function syntheticResult(options: FixtureOptions = {}): BacktestResult {
       ? {}
       : {
           forecast: {
-            p50: demand.map((r, m) => 0.97 * demandAt(m + 1) + 0.03 * r),
-            p90: demand.map((r) => r * 1.12 + 4.25),
-            p99: demand.map((r) => r * 1.25 + 9.5),
+            p50: band(demand.map((r, m) => 0.97 * demandOf(m + 1) + 0.03 * r)),
+            p90: band(demand.map((r) => r * 1.12 + 4.25)),
+            p99: band(demand.map((r) => r * 1.25 + 9.5)),
           },
         }),
     policies,

@@ -41,7 +41,8 @@ describe('renderHtmlReport', () => {
     p.policies.flatMap((x) => x.decisions.map((d) => unpackDecision(p.text, d)[5]));
   it.each([
     // Escaped copies: the trace name in the title, the heading and the scenario; a policy name
-    // in the summary and the reason table; messages only in the data.
+    // in the summary, the reason table and the line saying what the chart opens on; messages
+    // only in the data.
     {
       case: 'a trace name',
       result: syntheticResult({ minutes: 300, traceName: HOSTILE }),
@@ -53,7 +54,7 @@ describe('renderHtmlReport', () => {
       case: 'a policy name',
       result: syntheticResult({ minutes: 300, policyNames: [HOSTILE, 'static peak'] }),
       kept: firstName,
-      escaped: 2,
+      escaped: 3,
       atLeast: 1,
     },
     {
@@ -110,6 +111,29 @@ describe('renderHtmlReport', () => {
     const html = renderHtmlReport(big);
     expect(html.length).toBeLessThan(700_000);
     expect(decodeSeries(embedded(html).series[0]!).length).toBe(40_000);
+  });
+});
+
+describe('the line saying what the chart opens on', () => {
+  it.each([
+    {
+      case: 'names governor and AWS target tracking of a full run and says the others are a tick away',
+      names: ['governor', 'governor-reactive', 'aws-target-tracking', 'k8s-hpa', 'oracle', 'static-peak'],
+      want: 'The chart opens on the busiest day (the most requests) with governor and aws-target-tracking; tick another policy to add it.',
+    },
+    {
+      case: 'names the first two policies of a run without AWS target tracking',
+      names: ['governor', 'k8s-hpa', 'static-peak'],
+      want: 'The chart opens on the busiest day (the most requests) with governor and k8s-hpa; tick another policy to add it.',
+    },
+    {
+      case: 'names a lone policy and offers nothing to tick',
+      names: ['k8s-hpa'],
+      want: 'The chart opens on the busiest day (the most requests) with k8s-hpa.',
+    },
+  ])('$case', ({ names, want }) => {
+    const html = renderHtmlReport(syntheticResult({ minutes: 300, policyNames: names }));
+    expect(html).toContain(want);
   });
 });
 

@@ -17,6 +17,10 @@ const SYNC_KEY = 'governor-report';
 
 const dash = (v, text) => (v == null ? '–' : text);
 
+/** A forecast value at the cursor; before the first forecast the data holds null, not 0. */
+const forecastValue = (mu) => (_u, v, _si, idx) =>
+  v == null ? (idx == null ? '–' : 'no forecast yet') : `${formatNumber(v * mu)} req/min`;
+
 function xAxis() {
   return {
     incrs: MINUTE_INCREMENTS,
@@ -39,9 +43,10 @@ function cursor(yLine) {
 /**
  * The main chart's series and data, built together so they cannot drift apart, and where each
  * policy's lines sit among them. Policies are added last to first, so the first (Governor, as
- * the backtest lists it) is drawn on top of the baselines.
+ * the backtest lists it) is drawn on top of the baselines. `shown(i)`: whether policy i's ready
+ * line starts on.
  */
-function mainSeries(model) {
+function mainSeries(model, shown) {
   const stepped = uPlot.paths.stepped({ align: 1 });
   const inst = (_u, v) => dash(v, `${formatNumber(v)} ${v === 1 ? 'instance' : 'instances'}`);
   const rpm = (_u, v) => dash(v, `${formatNumber(v * model.mu)} req/min`);
@@ -62,13 +67,10 @@ function mainSeries(model) {
   index.oracle = add(oracle, model.oracle);
   const f = model.forecast;
   if (f) {
-    const band = { stroke: 'rgba(0,114,178,0.35)', width: 1, value: rpm };
+    const band = { stroke: 'rgba(0,114,178,0.35)', width: 1, value: forecastValue(model.mu) };
     const p99 = f.p99 ? add({ ...band, label: 'forecast p99' }, f.p99) : null;
     const p90 = add({ ...band, label: 'forecast p90' }, f.p90);
-    const p50 = add(
-      { label: 'forecast p50', stroke: 'rgba(0,114,178,0.8)', dash: [4, 3], width: 1, value: rpm },
-      f.p50,
-    );
+    const p50 = add({ ...band, label: 'forecast p50', stroke: 'rgba(0,114,178,0.8)', dash: [4, 3] }, f.p50);
     index.forecast = [p99, p90, p50].filter((i) => i !== null);
     index.bands.push({ series: [p90, p50], fill: 'rgba(86,180,233,0.28)' });
     if (p99 !== null) index.bands.push({ series: [p99, p90], fill: 'rgba(86,180,233,0.14)' });
@@ -78,7 +80,7 @@ function mainSeries(model) {
     const p = model.policies[i];
     const line = { stroke: p.color, paths: stepped, value: inst };
     index.policies[i] = {
-      ready: add({ ...line, label: p.name, width: i === 0 ? 2 : 1.5 }, p.ready),
+      ready: add({ ...line, label: p.name, width: i === 0 ? 2 : 1.5, show: shown(i) }, p.ready),
       provisioned: add(
         { ...line, label: `${p.name} billed`, width: 1, dash: [6, 3], show: false },
         p.provisioned,
@@ -101,8 +103,8 @@ function orderLegend(u, index) {
   for (const i of order) if (rows[i] && body) body.append(rows[i]);
 }
 
-export function mainChart(model, el, width, hooks) {
-  const { series, data, index } = mainSeries(model);
+export function mainChart(model, el, width, shown, hooks) {
+  const { series, data, index } = mainSeries(model, shown);
   const opts = {
     width,
     height: 380,
@@ -117,6 +119,7 @@ export function mainChart(model, el, width, hooks) {
       {
         scale: 'inst',
         label: 'instances',
+        labelSize: LABEL_SIZE,
         size: LEFT_AXIS,
         values: (_u, s) => s.map((v) => formatNumber(v)),
       },

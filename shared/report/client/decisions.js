@@ -134,20 +134,33 @@ function cell(doc, text, cls) {
   return td;
 }
 
-/** Fills the decision log's body with the decisions in [min, max]; `zoomTo` zooms the chart. */
-export function fillLog(table, caption, hits, zoomTo) {
+/**
+ * Fills the decision log's body with the decisions in [min, max]. Each time is a link to the
+ * chart (`#chart-wrap`): `goTo(policy, minute)` zooms the chart to the two hours around the
+ * decision and brings the chart into view. The row of the decision last gone to (`current`,
+ * { policy, minute } or null) is marked, so the reader finds it again on coming back.
+ */
+export function fillLog(table, caption, hits, goTo, current) {
   const doc = table.ownerDocument;
   const shown = hits.slice(0, LOG_ROWS);
   const rows = shown.map(({ policy, row }) => {
     const [minute, action, from, to, reasons, message] = row;
     const tr = doc.createElement('tr');
     const when = doc.createElement('td');
-    const button = doc.createElement('button');
-    button.type = 'button';
-    button.textContent = formatMinute(minute);
-    button.title = 'Zoom the chart to the two hours around this decision';
-    button.addEventListener('click', () => zoomTo(minute - 60, minute + 60));
-    when.append(button);
+    const link = doc.createElement('a');
+    link.href = '#chart-wrap';
+    link.className = 'when';
+    link.textContent = formatMinute(minute);
+    link.title = 'Zoom the chart to the two hours around this decision and go to it';
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      goTo(policy, minute);
+    });
+    when.append(link);
+    if (current && current.policy === policy.name && current.minute === minute) {
+      tr.className = 'current';
+      tr.setAttribute('aria-current', 'true');
+    }
     const name = cell(doc, policy.name);
     const swatch = doc.createElement('span');
     swatch.className = 'swatch';

@@ -1,13 +1,16 @@
 /**
- * The report page's script: reads the embedded data, draws the charts, wires the toggles, the
- * zoom buttons, the decision tooltip and the decision log. Bundled by html.ts with esbuild into
- * one inline script; uPlot is inlined beside it as the global `uPlot`. After drawing, the page
- * sets <html data-report="ready"> and exposes the decoded data as `window.governorReport` (for
- * a look in the browser's console); on failure it shows the error in the page.
+ * The page's script: reads the embedded data, draws the charts, wires the toggles, the zoom
+ * buttons (navigate.js), the decision tooltip and the decision log. Bundled by html.ts with
+ * esbuild into one inline script; uPlot is inlined beside it as the global `uPlot`. The chart
+ * opens on the busiest day with the first policy and AWS target tracking on (view.ts). After
+ * drawing, the page sets <html data-report="ready"> and exposes the decoded data as
+ * `window.governorReport` (for a look in the browser's console); on failure it shows the error
+ * in the page.
  */
 import { mainChart, violationChart } from './charts.js';
 import { decisionsIn, fillLog, nearestDecision, paintMarkers, showTooltip } from './decisions.js';
 import { readModel } from './model.js';
+import { CHART, navigation } from './navigate.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,18 +31,10 @@ function checkbox(container, text, checked, onChange, color) {
   container.append(label);
 }
 
-function button(container, text, onClick) {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  container.append(b);
-}
-
-/** Which series and marks are on: every policy, the oracle, demand, forecast and markers. */
+/** Which series and marks are on: two policies at first (view.ts), demand, forecast, markers. */
 function initialState(model) {
   return {
-    policies: model.policies.map(() => true),
+    policies: model.policies.map((p) => p.shownAtStart),
     billed: false,
     warm: false,
     forecast: true,
@@ -65,7 +60,7 @@ function applyState(main, strip, state) {
 function buildControls(model, state, apply) {
   const policies = $('policy-toggles');
   model.policies.forEach((p, i) => {
-    checkbox(policies, p.name, true, (on) => apply(() => (state.policies[i] = on)), p.color);
+    checkbox(policies, p.name, state.policies[i], (on) => apply(() => (state.policies[i] = on)), p.color);
   });
   const layers = $('layer-toggles');
   checkbox(layers, 'billed capacity (ready + starting)', state.billed, (on) =>
@@ -80,16 +75,8 @@ function buildControls(model, state, apply) {
   }
 }
 
-function zoomButtons(model, zoomTo) {
-  const zoom = $('zoom-buttons');
-  button(zoom, 'Whole trace', () => zoomTo(0, model.minutes - 1));
-  button(zoom, 'Busiest day', () => zoomTo(...model.busiestDay));
-  const first = model.policies[0];
-  if (first?.worstDay) button(zoom, `${first.name}: most violations`, () => zoomTo(...first.worstDay));
-}
-
 /** Refills the decision log for a chart's x range; a no-op when the page has no log. */
-function decisionLog(model, shown, zoomTo) {
+function decisionLog(model, shown, goTo, current) {
   const table = $('decision-log-table');
   return (u) => {
     if (table)
@@ -97,7 +84,8 @@ function decisionLog(model, shown, zoomTo) {
         table,
         $('decision-log-caption'),
         decisionsIn(model, shown, u.scales.x.min, u.scales.x.max),
-        zoomTo,
+        goTo,
+        current(),
       );
   };
 }
@@ -107,22 +95,24 @@ function start() {
   const state = initialState(model);
   const shown = (i) => state.policies[i];
   const marked = (i) => state.markers && state.policies[i];
-  const wrap = $('chart-wrap');
+  const figure = $(CHART);
   const tip = $('tooltip');
-  const width = () => Math.max(320, wrap.clientWidth);
+  const width = () => Math.max(320, figure.clientWidth);
   const charts = [];
-  const zoomTo = (min, max) =>
-    charts[0].setScale('x', { min: Math.max(0, min), max: Math.min(model.minutes - 1, max) });
-  const updateLog = decisionLog(model, shown, zoomTo);
-  // Zooming either chart zooms the other; the log follows the main chart.
+  const nav = navigation(model, () => charts[0], figure, $('view-range'));
+  const updateLog = decisionLog(model, shown, nav.goTo, nav.current);
+  // Zooming either chart zooms the other; the log and the view line follow the main chart.
   const syncX = (u, key) => {
     if (key !== 'x') return;
     const { min, max } = u.scales.x;
     for (const c of charts)
       if (c !== u && (c.scales.x.min !== min || c.scales.x.max !== max)) c.setScale('x', { min, max });
-    if (u === charts[0]) updateLog(u);
+    if (u === charts[0] && charts.length === 2) {
+      updateLog(u);
+      nav.describe(u);
+    }
   };
-  const main = mainChart(model, $('chart-main'), width(), {
+  const main = mainChart(model, $('chart-main'), width(), shown, {
     draw: [(u) => paintMarkers(u, model, marked)],
     setCursor: [(u) => showTooltip(tip, u, state.markers ? nearestDecision(u, model, shown) : null)],
     setScale: [syncX],
@@ -134,11 +124,14 @@ function start() {
     applyState(main, strip, state);
     updateLog(main.u);
   });
-  zoomButtons(model, zoomTo);
+  nav.addButtons($('zoom-buttons'));
   window.addEventListener('resize', () => {
     for (const c of charts) c.setSize({ width: width(), height: c.height });
   });
+  nav.zoomTo(...model.busiestDay);
+  // A trace of a day or less opens on all of it: no change of scale, so no hook; fill them here.
   updateLog(main.u);
+  nav.describe(main.u);
   window.governorReport = { model, charts };
   document.documentElement.dataset.report = 'ready';
 }
