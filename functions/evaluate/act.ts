@@ -1,8 +1,10 @@
 /**
- * The action of a claimed decision, and its undo. Suspending other scalers (when the policy
- * says so) comes first: Application Auto Scaling dynamic scaling on a SageMaker target, the
- * AlarmNotification process on a group. Then the state machine start (SageMaker) or
- * SetDesiredCapacity (group).
+ * The action of a claimed decision, and its undo. A SageMaker change starts the scale-target
+ * state machine, the only path that changes SageMaker: the input carries the kill switch value
+ * judged off and, with onConflictingScaler: suspend, the Application Auto Scaling target whose
+ * dynamic scaling the execution suspends right before the change (after its kill-switch and
+ * generation checks). A group's AlarmNotification process is suspended here, then
+ * SetDesiredCapacity.
  */
 import { scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Outcome } from '../../shared/control/plan.ts';
@@ -19,37 +21,47 @@ export interface Acted {
   suspended: string | null;
 }
 
-/** Suspends the other scalers of t, logs how to undo it, and returns what was suspended. */
-async function suspendOtherScalers(ctx: TargetContext, t: TargetPolicy): Promise<string> {
-  if (t.kind === 'ec2-asg') {
-    const name = t.autoScalingGroupName;
-    await ctx.ports.groups.suspendAlarmNotification(t.region, name);
-    ctx.telemetry.warn(`suspended the AlarmNotification process of Auto Scaling group ${name}`, {
-      targetId: t.id,
-      undo: `aws autoscaling resume-processes --auto-scaling-group-name ${name} --scaling-processes AlarmNotification`,
-    });
-    return name;
-  }
-  const ref = scalableRef(t)!;
-  await ctx.ports.scalers.suspendDynamicScaling(t.region, ref);
-  ctx.telemetry.warn(`suspended Application Auto Scaling dynamic scaling on ${ref.resourceId}`, {
+/** Suspends a group's AlarmNotification process, logs how to undo it, and returns the group. */
+async function suspendGroupAlarms(ctx: TargetContext, t: Extract<TargetPolicy, { kind: 'ec2-asg' }>) {
+  const name = t.autoScalingGroupName;
+  await ctx.ports.groups.suspendAlarmNotification(t.region, name);
+  ctx.telemetry.warn(`suspended the AlarmNotification process of Auto Scaling group ${name}`, {
     targetId: t.id,
-    undo: 'RegisterScalableTarget with SuspendedState DynamicScalingInSuspended/OutSuspended false',
+    undo: `aws autoscaling resume-processes --auto-scaling-group-name ${name} --scaling-processes AlarmNotification`,
   });
-  return ref.resourceId;
+  return name;
 }
 
 export async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<Acted> {
   const { plan, decision } = a;
-  const suspended = plan.suspend ? await suspendOtherScalers(ctx, t) : null;
-  if (plan.kind === 'record') return { outcome: plan.outcome, detail: plan.detail, action: null, suspended };
+  const ref = t.kind === 'ec2-asg' ? null : scalableRef(t);
+  const suspended = plan.suspend && t.kind === 'ec2-asg' ? await suspendGroupAlarms(ctx, t) : null;
+  if (plan.kind === 'record') {
+    // A SageMaker scaler is suspended by the execution of Governor's first change, never on a hold.
+    const later =
+      plan.suspend && ref
+        ? `; the Application Auto Scaling policies on ${ref.resourceId} stay active until Governor's first change, which the scale-target state machine makes after suspending them`
+        : '';
+    return { outcome: plan.outcome, detail: `${plan.detail}${later}`, action: null, suspended };
+  }
   const to = decision.desiredCapacity;
   const from = decision.currentCapacity;
   if (plan.via === 'state-machine') {
     const at = new Date(ctx.now).toISOString();
-    const input = scaleTargetInput(t, a.decisionId, to, from, at, ctx.config.AUDIT_TTL_DAYS);
+    const suspend =
+      plan.suspend && ref ? { resourceId: ref.resourceId, scalableDimension: ref.dimension } : undefined;
+    const input = scaleTargetInput(t, a.decisionId, to, from, at, ctx.config.AUDIT_TTL_DAYS, {
+      // Only a switch judged off reaches an act plan (plan.ts), so the value is there.
+      killSwitchValue: ctx.killSwitchValue ?? '',
+      ...(suspend ? { suspend } : {}),
+    });
     const started = await ctx.ports.executions.startScaleTarget(ctx.config.SCALE_STATE_MACHINE_ARN, input);
-    const detail = started.duplicate ? `${plan.detail} (already started under this name)` : plan.detail;
+    const detail = [
+      started.duplicate ? `${plan.detail} (already started under this name)` : plan.detail,
+      ...(suspend
+        ? [`it suspends the Application Auto Scaling policies on ${suspend.resourceId} first`]
+        : []),
+    ].join('; ');
     return {
       outcome: 'started',
       detail,
@@ -59,7 +71,7 @@ export async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Prom
         desiredCapacity: to,
         previousCapacity: from,
       },
-      suspended,
+      suspended: suspend ? suspend.resourceId : null,
     };
   }
   if (t.kind !== 'ec2-asg') throw new Error(`target ${t.id}: SetDesiredCapacity is for Auto Scaling groups`);

@@ -1,5 +1,6 @@
 /** What one target's evaluation works with: the invocation's context and the target's reads. */
 import type { Capacity } from '../../shared/aws/capacity.ts';
+import type { TimeLeft } from '../../shared/control/budget.ts';
 import type { Config, Mode } from '../../shared/control/config.ts';
 import type { Conflict } from '../../shared/control/conflicts.ts';
 import type { LeadSample } from '../../shared/control/lead-time.ts';
@@ -17,7 +18,14 @@ export interface TargetContext {
   ports: Ports;
   telemetry: Telemetry;
   now: number;
+  /** The kill switch is on (shared/control/kill-switch.ts: anything but "off", missing, unreadable). */
   killSwitch: boolean;
+  /** Why the switch is on when not simply "on" (missing, unreadable, another value), for the record. */
+  killSwitchWhy?: string;
+  /** The raw value judged off, passed to the state machine, which re-checks it (null when on). */
+  killSwitchValue: string | null;
+  /** Milliseconds left before the invocation's deadline (shared/control/budget.ts). */
+  leftMs: TimeLeft;
   trigger: Trigger;
   newId: (now: number) => string;
   /** Waits between claim attempts: 10-50 ms x attempt, jittered, so losers do not collide again. */

@@ -1,15 +1,29 @@
 /**
  * One invocation of the evaluate function, from raw event to decision records. Order, so that
  * an event that will be ignored costs no AWS call:
- *   parse (malformed -> EventError) -> age and alarm screening -> duplicate id -> policy
- *   (cached) -> which targets -> kill switch (read every evaluating invocation) -> observe
- *   (batched reads) -> each target: decide, claim, act, record.
+ *   parse (malformed -> EventError) -> origin (source, account, region against the deployment's)
+ *   -> age and alarm screening -> duplicate id -> policy (cached) -> which targets -> kill switch
+ *   (read every evaluating invocation) -> observe (batched reads) -> each target: decide, claim,
+ *   act, record.
+ *
+ * What the invocation could not do is in its report, never only in a log line: decision records
+ * whose audit write failed (also the AuditWriteFailures metric, which the template alarms on),
+ * and targets not started for lack of time (recorded as deferred, DeadlineReached).
  */
 
+import { clip } from '../../shared/control/bounded.ts';
+import { DEADLINE_REACHED, type TimeLeft, unlimited } from '../../shared/control/budget.ts';
 import type { Config, Mode } from '../../shared/control/config.ts';
 import { type GovernorEvent, parseEvent } from '../../shared/control/events.ts';
+import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { auditItem, type DecisionRecord, newDecisionId, type Trigger } from '../../shared/control/records.ts';
-import { type Ignored, RecentIds, routeEvent, screenEvent } from '../../shared/control/routing.ts';
+import {
+  type Ignored,
+  RecentIds,
+  routeEvent,
+  screenEvent,
+  screenOrigin,
+} from '../../shared/control/routing.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { observe } from './observe.ts';
 import type { PolicySource } from './policy-source.ts';
@@ -36,48 +50,82 @@ export interface InvocationReport {
   event: { kind: GovernorEvent['kind']; id: string };
   ignored: Ignored | null;
   records: DecisionRecord[];
+  /** Targets whose decision record could not be written to the state table (it is in the log). */
+  auditWriteFailures: string[];
+  /** Targets not started for lack of time (their records say DeadlineReached). */
+  deadlineSkipped: string[];
+}
+
+/** What the Lambda context says about this invocation (the CLI and tests give none). */
+export interface Invocation {
+  /** The function's own account, from invokedFunctionArn: events from others are refused. */
+  account?: string;
+  /** Milliseconds left before the invocation's deadline. */
+  leftMs?: TimeLeft;
 }
 
 const jitteredBackoff = (attempt: number) =>
   new Promise<void>((r) => setTimeout(r, attempt * (10 + Math.random() * 40)));
 
-/** The kill switch is read on every evaluating invocation; unreadable counts as on (fail safe). */
-async function killSwitchOn(deps: EvaluatorDeps): Promise<boolean> {
-  try {
-    const value = await deps.ports.parameters.get(deps.config.KILL_SWITCH_PARAMETER_NAME);
-    return value?.trim().toLowerCase() === 'on';
-  } catch (error) {
-    deps.telemetry.error('cannot read the kill switch: treating it as on, no action this invocation', {
-      parameter: deps.config.KILL_SWITCH_PARAMETER_NAME,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return true;
-  }
+/** The kill switch, read on every evaluating invocation (its one meaning: kill-switch.ts). */
+async function killSwitch(deps: EvaluatorDeps) {
+  const name = deps.config.KILL_SWITCH_PARAMETER_NAME;
+  const judged = await readKillSwitch((n) => deps.ports.parameters.get(n), name);
+  if (judged.reason === 'Unreadable' || judged.reason === 'Missing')
+    deps.telemetry.error(judged.message, { parameter: name, reason: judged.reason });
+  else if (judged.reason === 'Unrecognised') deps.telemetry.warn(judged.message, { parameter: name });
+  return judged;
 }
 
+/** The event's id and alarm name as records and logs carry them: bounded (parse limits them too). */
 const triggerOf = (e: GovernorEvent): Trigger =>
   e.kind === 'tick'
-    ? { event: 'tick', eventId: e.id }
-    : { event: 'alarm', eventId: e.id, alarmName: e.alarmName };
+    ? { event: 'tick', eventId: clip(e.id) }
+    : { event: 'alarm', eventId: clip(e.id), alarmName: clip(e.alarmName) };
 
 export function createEvaluator(deps: EvaluatorDeps) {
   const recent = new RecentIds();
   const clock = deps.clock ?? (() => performance.now());
   const mode = deps.mode ?? deps.config.GOVERNOR_MODE;
 
+  /** Writes the audit item; a failure is counted, logged, and named in the report (never thrown). */
+  async function recordAudit(record: DecisionRecord): Promise<boolean> {
+    if (deps.writeAudit === false) return true;
+    try {
+      await deps.ports.state.putAudit(auditItem(record, deps.config.AUDIT_TTL_DAYS));
+      return true;
+    } catch (error) {
+      deps.telemetry.count?.('AuditWriteFailures', 1);
+      deps.telemetry.error(
+        `AuditWriteFailed: the decision record ${record.decisionId} of ${record.targetId} was not written to the state table; it is in this log only`,
+        {
+          targetId: record.targetId,
+          decisionId: record.decisionId,
+          error: clip(error instanceof Error ? `${error.name}: ${error.message}` : String(error)),
+        },
+      );
+      return false;
+    }
+  }
+
   async function evaluateTargets(
     event: GovernorEvent,
     targets: TargetPolicy[],
     now: number,
     started: number,
+    leftMs: TimeLeft,
   ) {
+    const judged = await killSwitch(deps);
     const ctx: TargetContext = {
       config: deps.config,
       mode,
       ports: deps.ports,
       telemetry: deps.telemetry,
       now,
-      killSwitch: await killSwitchOn(deps),
+      killSwitch: judged.on,
+      ...(judged.on && judged.reason !== 'On' ? { killSwitchWhy: judged.message } : {}),
+      killSwitchValue: judged.on ? null : judged.value,
+      leftMs,
       trigger: triggerOf(event),
       newId: deps.newId ?? newDecisionId,
       backoff: deps.backoff ?? jitteredBackoff,
@@ -97,30 +145,32 @@ export function createEvaluator(deps: EvaluatorDeps) {
             `evaluation failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
           ),
         );
-        if (deps.writeAudit !== false) {
-          await deps.ports.state
-            .putAudit(auditItem(record, deps.config.AUDIT_TTL_DAYS))
-            .catch((error: unknown) =>
-              deps.telemetry.error('cannot write the decision record', {
-                targetId: t.id,
-                error: String(error),
-              }),
-            );
-        }
+        const audited = await recordAudit(record);
         deps.telemetry.decision(record, Math.round(clock() - started));
-        return record;
+        return { record, audited };
       }),
     );
   }
 
-  return async function evaluate(raw: unknown, now: number): Promise<InvocationReport> {
+  return async function evaluate(
+    raw: unknown,
+    now: number,
+    invocation: Invocation = {},
+  ): Promise<InvocationReport> {
     const started = clock();
     const event = parseEvent(raw);
-    const summary = { kind: event.kind, id: event.id };
+    const summary = { kind: event.kind, id: clip(event.id) };
     const ignore = (ignored: Ignored): InvocationReport => {
-      deps.telemetry.info(`event ignored: ${ignored.message}`, { reason: ignored.reason, eventId: event.id });
-      return { event: summary, ignored, records: [] };
+      const foreign = ignored.reason.startsWith('Foreign') && ignored.reason !== 'ForeignAlarm';
+      if (foreign) deps.telemetry.count?.('ForeignEvents', 1);
+      const line = `event ignored: ${ignored.reason}: ${ignored.message}`;
+      const attributes = { reason: ignored.reason, eventId: clip(event.id) };
+      if (foreign) deps.telemetry.warn(line, attributes);
+      else deps.telemetry.info(line, attributes);
+      return { event: summary, ignored, records: [], auditWriteFailures: [], deadlineSkipped: [] };
     };
+    const origin = screenOrigin(event, { account: invocation.account, region: deps.config.AWS_REGION });
+    if (origin) return ignore(origin);
     const screened = screenEvent(event, now, deps.config.MAX_EVENT_AGE_SECONDS);
     if (screened) return ignore(screened);
     if (!recent.firstTime(event.id)) {
@@ -132,11 +182,33 @@ export function createEvaluator(deps: EvaluatorDeps) {
     try {
       const route = routeEvent(event, await deps.policy.current(now));
       if ('reason' in route) return ignore(route);
-      const records = await evaluateTargets(event, route.targets, now, started);
+      const results = await evaluateTargets(
+        event,
+        route.targets,
+        now,
+        started,
+        invocation.leftMs ?? unlimited,
+      );
+      const records = results.map((r) => r.record);
+      const deadlineSkipped = records
+        .filter((r) => r.detail.startsWith(DEADLINE_REACHED))
+        .map((r) => r.targetId);
+      if (deadlineSkipped.length > 0) {
+        deps.telemetry.count?.('DeadlineSkips', deadlineSkipped.length);
+        deps.telemetry.warn(
+          `DeadlineReached: ${deadlineSkipped.length} of ${records.length} targets were not started for lack of time (nothing changed for them): ${deadlineSkipped.join(', ')}`,
+        );
+      }
       // "Successful" needs one target evaluated: every target failing must trip the template's alarm.
-      if (records.some((r) => r.outcome !== 'failed'))
+      if (records.some((r) => r.outcome !== 'failed' && !r.detail.startsWith(DEADLINE_REACHED)))
         deps.telemetry.invocationSucceeded(Math.round(clock() - started));
-      return { event: summary, ignored: null, records };
+      return {
+        event: summary,
+        ignored: null,
+        records,
+        auditWriteFailures: results.filter((r) => !r.audited).map((r) => r.record.targetId),
+        deadlineSkipped,
+      };
     } catch (error) {
       recent.forget(event.id); // a retry of a failed invocation must not be dropped as a duplicate
       throw error;

@@ -3,13 +3,21 @@
  * CloudWatch alarm state changes, decides every target it is asked about, and acts in active
  * mode. Configuration is parsed once at cold start and fails fast naming the variable; the SDK
  * clients, the policy cache and the duplicate-event memory live as long as the container.
+ *
+ * Per invocation, from the Lambda context: the function's own account (invokedFunctionArn),
+ * against which events are checked, and the time left: every AWS call stops at the deadline
+ * (RESERVE_MS before Lambda's timeout), and targets are not started when too little is left.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { parseConfig } from '../../shared/control/config.ts';
+import { accountOfArn } from '../../shared/control/routing.ts';
 import { createEvaluator } from './evaluate.ts';
 import { ssmPolicySource } from './policy-source.ts';
 import { awsPorts } from './ports.ts';
@@ -40,12 +48,16 @@ const evaluate = createEvaluator({
 });
 
 /**
- * Returns a summary (the full records are in the log and the audit table). No logMetrics
+ * Returns a summary (the full records are in the log and the audit table), naming what was not
+ * done: records not written to the table, targets not started for lack of time. No logMetrics
  * middleware: telemetry publishes each target's metrics as it goes (their dimension sets
  * differ), so an end-of-invocation flush would only warn "no application metrics".
  */
-export const handler = middy(async (event: unknown) => {
-  const report = await evaluate(event, Date.now());
+export const handler = middy(async (event: unknown, context: Context) => {
+  const left = () => context.getRemainingTimeInMillis() - RESERVE_MS.evaluate;
+  const report = await withDeadline(Date.now() + left(), () =>
+    evaluate(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn), leftMs: left }),
+  );
   return {
     eventId: report.event.id,
     ignored: report.ignored?.reason ?? null,
@@ -55,5 +67,7 @@ export const handler = middy(async (event: unknown) => {
       desiredCapacity: r.decision?.desiredCapacity ?? null,
       reasons: r.decision?.reasons ?? [],
     })),
+    auditWriteFailures: report.auditWriteFailures,
+    deadlineSkipped: report.deadlineSkipped,
   };
 }).use(injectLambdaContext(logger));

@@ -43,7 +43,7 @@ async function readMetrics(ports: Ports, targets: readonly TargetPolicy[], now: 
     }
   }
   const activation = new Map(targets.map((t) => [t.id, t.scaling.activation?.metric]));
-  const converted = convertResults(queries, results, (id) => activation.get(id));
+  const converted = convertResults(queries, results, (id) => activation.get(id), now);
   return { readings: converted.byTarget, problems: [...problems, ...converted.problems] };
 }
 

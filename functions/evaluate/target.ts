@@ -11,9 +11,14 @@
  *    (conditional on our own version): cooldowns and windows never start from an action that
  *    did not happen.
  * 4. Record: the decision record is logged and written to the audit item with its outcome.
+ *
+ * Time: a claim is not started with less than EVALUATE_TARGET_MARGIN_MS left of the invocation
+ * (shared/control/budget.ts): the target is recorded as deferred (DeadlineReached) with nothing
+ * claimed or changed, instead of being cut off between its claim and its action.
  */
 
 import type { Capacity } from '../../shared/aws/capacity.ts';
+import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/control/budget.ts';
 import { conflictMessage } from '../../shared/control/conflicts.ts';
 import { pickFloor } from '../../shared/control/forecast-floor.ts';
 import { servedScaleOut, sfnTrim } from '../../shared/control/lead-samples.ts';
@@ -103,6 +108,7 @@ function attempt(
   const plan = planFor(decision, t, {
     mode: ctx.mode,
     killSwitch: ctx.killSwitch,
+    ...(ctx.killSwitchWhy ? { killSwitchWhy: ctx.killSwitchWhy } : {}),
     conflict,
     status: capacity.status,
     homeRegion: ctx.config.AWS_REGION,
@@ -202,6 +208,20 @@ function baseRecord(
 
 /** A record for a target that could not be evaluated (capacity, scalers or state unreadable). */
 export function failedRecord(ctx: TargetContext, t: TargetPolicy, why: string): DecisionRecord {
+  return undecided(ctx, t, 'failed', why);
+}
+
+/** A record for a target left for the next tick before anything was read or written. */
+export function deferredRecord(ctx: TargetContext, t: TargetPolicy, why: string): DecisionRecord {
+  return undecided(ctx, t, 'deferred', why);
+}
+
+function undecided(
+  ctx: TargetContext,
+  t: TargetPolicy,
+  outcome: 'failed' | 'deferred',
+  why: string,
+): DecisionRecord {
   return {
     ...baseRecord(ctx, t, ctx.newId(ctx.now)),
     decision: null,
@@ -215,7 +235,7 @@ export function failedRecord(ctx: TargetContext, t: TargetPolicy, why: string): 
       killSwitch: ctx.killSwitch,
       conflict: null,
     },
-    outcome: 'failed',
+    outcome,
     detail: why,
   };
 }
@@ -274,6 +294,15 @@ export async function evaluateTarget(
   let capacity = inp.capacity;
   let last: Attempt | undefined;
   for (let tries = 0; tries < MAX_CLAIM_ATTEMPTS; tries++) {
+    const late = deadlineReached(
+      ctx.leftMs(),
+      EVALUATE_TARGET_MARGIN_MS,
+      "one target's claim, action and record",
+    );
+    if (late) {
+      const record = deferredRecord(ctx, t, late);
+      return last ? { ...record, decision: last.decision, inputs: last.inputs, retries: tries } : record;
+    }
     if (tries > 0) {
       await ctx.backoff(tries);
       capacity = await readCapacity(ctx.ports, t);

@@ -9,11 +9,17 @@
  *                       EvaluationLatency (ms), SuccessfulEvaluations
  *   [TargetId, Reason]  Decisions (one per reason code of the decision)
  *   [service]           PolicyLoadFailures, SuccessfulEvaluations (one per invocation that
- *                       evaluated its targets), EvaluationLatency (ms, whole invocation)
+ *                       evaluated its targets), EvaluationLatency (ms, whole invocation),
+ *                       AuditWriteFailures (decision records not written to the table; the
+ *                       template alarms on it), DeadlineSkips (targets not started for lack of
+ *                       time), ForeignEvents (events refused for their source, account or region)
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DecisionRecord } from '../../shared/control/records.ts';
+
+/** Counters of the control plane itself, with the [service] dimension. */
+export type ControlMetric = 'AuditWriteFailures' | 'DeadlineSkips' | 'ForeignEvents';
 
 export interface Telemetry {
   info(message: string, attributes?: Record<string, unknown>): void;
@@ -24,6 +30,8 @@ export interface Telemetry {
   policyLoadFailure(problems: string[]): void;
   /** The invocation evaluated every target it was asked to (whatever their outcomes). */
   invocationSucceeded(latencyMs: number): void;
+  /** Adds to a control-plane counter (optional: the CLI and local runs emit no metrics). */
+  count?(metric: ControlMetric, value: number): void;
 }
 
 const SERVICE_DIMENSION = { service: 'governor' };
@@ -64,6 +72,7 @@ export function powertoolsTelemetry(logger: Logger, metrics: Metrics): Telemetry
       for (const line of problems) logger.error(`policy problem: ${line}`);
       control('PolicyLoadFailures', MetricUnit.Count, 1);
     },
+    count: (metric, value) => control(metric, MetricUnit.Count, value),
     invocationSucceeded(latencyMs) {
       metrics.addDimensions(SERVICE_DIMENSION);
       metrics.addMetric('SuccessfulEvaluations', MetricUnit.Count, 1);

@@ -16,6 +16,16 @@ export const ForecastConfigSchema = z.object({
    * but no scheduled action and no warm pool: those change capacity without the evaluator.
    */
   GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
+  /**
+   * Ticks older than this are refused (StaleEvent): a late or replayed tick is not run, the next
+   * hourly one is. Default 600 s: Lambda's one retry of a failed run (up to 300 s, then a
+   * one-minute wait) still comes within it. Ticks more than 60 s ahead are refused too.
+   */
+  MAX_TICK_AGE_SECONDS: z.coerce
+    .number({ message: 'must be a whole number of seconds' })
+    .int({ message: 'must be a whole number of seconds' })
+    .positive({ message: 'must be greater than 0' })
+    .default(600),
   /** The function's region (Lambda sets it): scheduled actions are written only for SageMaker targets here. */
   AWS_REGION: z.string().min(1).default('us-east-1'),
 });

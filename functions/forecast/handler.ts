@@ -2,13 +2,20 @@
  * The forecast Lambda function: wakes hourly (EventBridge Scheduler), forecasts 48 h of demand
  * for every target with forecast.enabled, stores each target's floor schedule in its state item
  * and writes Application Auto Scaling scheduled actions ahead of ramps (docs/forecast-aws.md).
- * Configuration is parsed once at cold start and fails fast naming the variable.
+ * Configuration is parsed once at cold start and fails fast naming the variable. Per run, from
+ * the Lambda context: the function's own account (ticks from others are refused) and the time
+ * left (every AWS call stops at the deadline, RESERVE_MS before Lambda's timeout; targets are not
+ * started when too little is left).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { RESERVE_MS } from '../../shared/control/budget.ts';
+import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseForecastConfig } from './config.ts';
 import { awsForecastPorts } from './ports.ts';
 import { createForecaster } from './run.ts';
@@ -31,11 +38,15 @@ const run = createForecaster({
   telemetry: powertoolsForecastTelemetry(logger, metrics),
 });
 
-/** Returns one line per target (the full outcomes are in the log). */
-export const handler = middy(async (event: unknown) => {
-  const report = await run(event, Date.now());
+/** Returns one line per target (the full outcomes are in the log), or why the tick was refused. */
+export const handler = middy(async (event: unknown, context: Context) => {
+  const left = () => context.getRemainingTimeInMillis() - RESERVE_MS.forecast;
+  const report = await withDeadline(Date.now() + left(), () =>
+    run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn), leftMs: left }),
+  );
   return {
     eventId: report.eventId,
+    ignored: report.ignored?.reason ?? null,
     targets: report.outcomes.map((o) => ({
       targetId: o.targetId,
       outcome: o.outcome,

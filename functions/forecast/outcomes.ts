@@ -2,6 +2,7 @@
  * What one target's forecast run comes to: the outcome types the run, the log and the handler
  * share, and the run's context. No I/O.
  */
+import type { TimeLeft } from '../../shared/control/budget.ts';
 import type { EffectiveLead } from '../../shared/control/lead-time.ts';
 import type { ForecastConfig } from './config.ts';
 import type { NoiseOutcome } from './noise.ts';
@@ -22,8 +23,14 @@ export interface RunContext {
   ports: ForecastPorts;
   telemetry: ForecastTelemetry;
   now: number;
-  /** Set: plan and log, but put no scheduled action and resize no warm pool. */
+  /**
+   * Set: plan and log, but put no scheduled action and resize no warm pool. Under the kill
+   * switch, also delete none: nothing that changes capacity is written, Governor's earlier
+   * actions stay as they are. In shadow mode Governor's earlier actions are removed.
+   */
   withheld: Withheld | null;
+  /** Milliseconds left before the run's deadline (shared/control/budget.ts). */
+  leftMs: TimeLeft;
 }
 
 /** Why a target's floor got no scheduled actions (the floor itself was written). */
@@ -34,7 +41,7 @@ export type ActionsOutcome =
   | { status: 'skipped'; reason: ActionsSkipped }
   /** scheduledActions is off: Governor's earlier actions for the target were removed. */
   | { status: 'removed'; removed: number }
-  /** Shadow or kill switch: planned but not put; Governor's earlier actions removed. */
+  /** Shadow: planned but not put, Governor's earlier actions removed; kill switch: neither (removed 0). */
   | { status: 'withheld'; why: Withheld; planned: number; removed: number }
   | { status: 'failed'; detail: string };
 
@@ -86,6 +93,8 @@ export type TargetOutcome = { targetId: string } & (
   /** A target with noise.enabled and no forecast: its noise measured (and stored), no floor. */
   | { outcome: 'noise'; noise: NoiseOutcome }
   | { outcome: 'failed'; detail: string }
+  /** Not started for lack of time (DeadlineReached): nothing written; the run fails so it is retried. */
+  | { outcome: 'deferred'; detail: string }
 );
 
 export const warmFailed = (w: WarmOutcome | undefined): boolean =>

@@ -56,7 +56,9 @@ function describeActions(a: ActionsOutcome): string {
     case 'removed':
       return `forecast.scheduledActions is false: ${a.removed} scheduled actions of Governor's removed`;
     case 'withheld':
-      return `${a.planned} scheduled actions planned but not put: ${WITHHELD[a.why]} (${a.removed} of Governor's earlier ones removed)`;
+      return a.why === 'kill-switch'
+        ? `${a.planned} scheduled actions planned but not put: ${WITHHELD[a.why]}, so none is put or deleted (Governor's earlier ones stay as they are)`
+        : `${a.planned} scheduled actions planned but not put: ${WITHHELD[a.why]} (${a.removed} of Governor's earlier ones removed)`;
     case 'failed':
       return a.detail;
   }
@@ -147,6 +149,8 @@ export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'e
       };
     case 'failed':
       return { level: 'error', message: `forecast ${o.targetId}: failed: ${o.detail}` };
+    case 'deferred':
+      return { level: 'warn', message: `forecast ${o.targetId}: not started: ${o.detail}` };
   }
 }
 

@@ -1,12 +1,15 @@
 /**
  * Application Auto Scaling adapter: finds other scalers on SageMaker targets, so Governor never
- * fights them, and suspends them when the policy says so.
+ * fights them.
  *
  * Detection is one batched DescribeScalableTargets per region (a scaling policy cannot exist
  * without a scalable target), then DescribeScalingPolicies only for registered targets whose
- * dynamic scaling is not already suspended. Suspension is RegisterScalableTarget with
- * SuspendedState DynamicScalingInSuspended and DynamicScalingOutSuspended true: documented and
- * reversible (register again with both false); it leaves min, max and policies in place.
+ * dynamic scaling is not already suspended. Suspending them (onConflictingScaler: suspend) is
+ * the scale-target state machine's step "Suspend the other scaler", right before it sends the
+ * change: RegisterScalableTarget with SuspendedState DynamicScalingInSuspended and
+ * DynamicScalingOutSuspended true. Application Auto Scaling checks that the caller may change
+ * the target itself, so the role that suspends must hold the SageMaker update actions; the
+ * state machine's holds them already, and the evaluate function's holds none.
  *
  * The forecast function's scheduled actions are in ./scheduled-actions.ts, not here: the
  * evaluate function imports this module, and the template's grant check (calls granted, grants
@@ -16,7 +19,6 @@ import {
   type ApplicationAutoScalingClient,
   DescribeScalableTargetsCommand,
   DescribeScalingPoliciesCommand,
-  RegisterScalableTargetCommand,
   type ScalableTarget,
 } from '@aws-sdk/client-application-auto-scaling';
 import type { ScalableRef } from './scalable-target.ts';
@@ -31,7 +33,8 @@ export interface ScalersPort {
   /** Resource ids (of refs) registered and scaling dynamically. */
   activeScalableTargets(region: string, refs: readonly ScalableRef[]): Promise<Set<string>>;
   policyNames(region: string, ref: ScalableRef): Promise<string[]>;
-  suspendDynamicScaling(region: string, ref: ScalableRef): Promise<void>;
+  /** Unused since the state machine suspends (kept optional for in-memory fakes that have it). */
+  suspendDynamicScaling?(region: string, ref: ScalableRef): Promise<void>;
 }
 
 /** DescribeScalableTargets filters by at most 50 resource ids per call. */
@@ -80,16 +83,6 @@ export function appAutoScalingAdapter(
         token = out.NextToken;
       } while (token);
       return names;
-    },
-    async suspendDynamicScaling(region, ref) {
-      await clientFor(region).send(
-        new RegisterScalableTargetCommand({
-          ServiceNamespace: 'sagemaker',
-          ResourceId: ref.resourceId,
-          ScalableDimension: ref.dimension,
-          SuspendedState: { DynamicScalingInSuspended: true, DynamicScalingOutSuspended: true },
-        }),
-      );
     },
   };
 }

@@ -4,6 +4,13 @@
  * capped at 20 s) on throttling, 5xx and transient network errors, at most MAX_ATTEMPTS tries,
  * well inside the function's timeout. Tests pass a client aimed at moto or dynalite, or mock the
  * client class with aws-sdk-client-mock.
+ *
+ * Every attempt is bounded (TIMEOUTS): the SDK's default is no timeout at all, so one endpoint
+ * that accepts a connection and never answers held an invocation until Lambda's 60 s timeout.
+ * A timed-out attempt is a TimeoutError the retry mode retries like any transient error, so a
+ * call that hangs every time costs at most MAX_ATTEMPTS x requestTimeout plus backoff: 4 x 5 s
+ * + under 1 s = about 21 s. Every call also stops at the invocation's deadline (deadline.ts),
+ * whichever comes first.
  */
 import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
@@ -13,9 +20,30 @@ import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { boundedByDeadline } from './deadline.ts';
 
 /** 4 tries: the 3 retries wait about 0.1, 0.2 and 0.4 s (times jitter) before giving up. */
 export const MAX_ATTEMPTS = 4;
+
+/**
+ * Per-attempt limits of every client (NodeHttpHandler), in milliseconds.
+ * - connectionTimeout 2,000: a TCP and TLS handshake with a regional AWS endpoint from Lambda
+ *   takes tens of milliseconds; 2 s is a resolver or network in trouble, better retried.
+ * - requestTimeout 5,000, from the request sent to the whole response: the slowest call Governor
+ *   makes, GetMetricData with 500 queries over an hour, answers in 1-2 s; DynamoDB, SSM, Step
+ *   Functions and the Describe calls in tens to hundreds of milliseconds. throwOnRequestTimeout
+ *   makes it an error (this SDK only warns by default).
+ * Worst case for a call that hangs on every attempt: 4 x 5 s + backoff, about 21 s, a third of
+ * the evaluate function's 60 s; the invocation deadline cuts it shorter when less is left.
+ */
+export const TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 5_000 } as const;
+
+/**
+ * For `governor history`, run by a person, not inside a Lambda deadline: one GetMetricData page
+ * of a whole 15-day span of one-minute data can take CloudWatch (and moto, much more) well over
+ * 5 s to assemble. A minute per attempt still ends a truly hung call.
+ */
+export const HISTORY_TIMEOUTS = { connectionTimeout: 5_000, requestTimeout: 60_000 } as const;
 
 export interface ClientOptions {
   /** The function's own region (DynamoDB, SSM, Step Functions). */
@@ -24,6 +52,8 @@ export interface ClientOptions {
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   maxAttempts?: number;
+  /** Per-attempt limits (tests shorten them); TIMEOUTS by default. */
+  timeouts?: { connectionTimeout: number; requestTimeout: number };
 }
 
 export interface Clients {
@@ -44,6 +74,7 @@ export function clientConfig(options: ClientOptions, region = options.region) {
     region,
     maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS,
     retryMode: 'standard',
+    requestHandler: { ...(options.timeouts ?? TIMEOUTS), throwOnRequestTimeout: true },
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   };
@@ -63,19 +94,22 @@ function perRegion<T>(make: (region: string) => T): (region: string) => T {
 
 export function createClients(options: ClientOptions): Clients {
   const config = (region?: string) => clientConfig(options, region);
+  const b = boundedByDeadline;
   return {
     home: {
       // removeUndefinedValues: optional record fields are left out instead of failing the write.
-      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(config()), {
-        marshallOptions: { removeUndefinedValues: true },
-      }),
-      ssm: new SSMClient(config()),
-      sfn: new SFNClient(config()),
+      dynamo: b(
+        DynamoDBDocumentClient.from(new DynamoDBClient(config()), {
+          marshallOptions: { removeUndefinedValues: true },
+        }),
+      ),
+      ssm: b(new SSMClient(config())),
+      sfn: b(new SFNClient(config())),
     },
-    cloudWatch: perRegion((r) => new CloudWatchClient(config(r))),
-    sageMaker: perRegion((r) => new SageMakerClient(config(r))),
-    appAutoScaling: perRegion((r) => new ApplicationAutoScalingClient(config(r))),
-    autoScaling: perRegion((r) => new AutoScalingClient(config(r))),
+    cloudWatch: perRegion((r) => b(new CloudWatchClient(config(r)))),
+    sageMaker: perRegion((r) => b(new SageMakerClient(config(r)))),
+    appAutoScaling: perRegion((r) => b(new ApplicationAutoScalingClient(config(r)))),
+    autoScaling: perRegion((r) => b(new AutoScalingClient(config(r)))),
   };
 }
 

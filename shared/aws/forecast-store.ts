@@ -5,9 +5,27 @@
  * those attributes, unconditionally: it never touches `version`, `engine`, `pending` or the lead
  * times, so it cannot overwrite the evaluator's state or fail its conditional claims, and on a
  * target no evaluation has written yet it creates the item with the floor (and noise) alone.
+ *
+ * It also keeps the ledger of forecast ticks (`pk=FORECAST`, `sk=TICK#<id>`, TTL two days): a run
+ * claims its tick with a conditional UpdateItem, so a tick id already run (or running) is refused
+ * as a duplicate. A run that failed may run again under the same id (Lambda's retry), and so may
+ * one that has said `running` for longer than the function can run (it was killed).
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ForecastFloor, STATE_SK, type StoredNoise, targetPk } from '../control/state.ts';
+import { errorName } from './clients.ts';
+
+export const TICKS_PK = 'FORECAST';
+export const tickSk = (id: string) => `TICK#${id}`;
+/** How long a tick id is remembered: two days, far beyond any retry or replay window. */
+export const TICK_TTL_SECONDS = 2 * 86_400;
+
+export type TickStatus = 'running' | 'done' | 'failed';
+
+/** The claim of a tick: taken, or refused with what the ledger said (null when it did not say). */
+export type TickClaim =
+  | { claimed: true }
+  | { claimed: false; status: string | null; startedAt: string | null };
 
 /** The stored attributes as they are (each undefined when absent); decoded by the caller. */
 export interface StoredForecastInputs {
@@ -26,7 +44,20 @@ export interface ForecastWrite {
 export interface FloorStorePort {
   read(targetId: string): Promise<StoredForecastInputs>;
   write(targetId: string, attributes: ForecastWrite): Promise<void>;
+  /**
+   * Records tick `id` as running from `now` (epoch ms), unless it is already done, or running
+   * since after `staleBefore` (epoch ms): then the claim is refused.
+   */
+  claimTick(id: string, now: number, staleBefore: number): Promise<TickClaim>;
+  /** Records how the run of tick `id` ended. */
+  finishTick(id: string, status: Exclude<TickStatus, 'running'>, now: number): Promise<void>;
 }
+
+/** A string attribute of a raw (marshalled) item, as a refused conditional write returns it. */
+const rawString = (item: unknown, name: string): string | null => {
+  const value = (item as Record<string, { S?: unknown }> | undefined)?.[name]?.S;
+  return typeof value === 'string' ? value : null;
+};
 
 /** The UpdateExpression of a write: `SET #floor = :floor`, `SET #noise = :noise`, or both. */
 export function forecastWriteExpression(w: ForecastWrite): {
@@ -73,6 +104,47 @@ export function dynamoFloorStore(client: DynamoDBDocumentClient, tableName: stri
         leadTimesSfn: out.Item?.leadTimesSfn,
         noise: out.Item?.noise,
       };
+    },
+    async claimTick(id, now, staleBefore) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: TICKS_PK, sk: tickSk(id) },
+            UpdateExpression: 'SET #status = :running, #startedAt = :now, #expiresAt = :expires',
+            ConditionExpression: 'attribute_not_exists(#status) OR #status = :failed OR #startedAt < :stale',
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#startedAt': 'startedAt',
+              '#expiresAt': 'expiresAt',
+            },
+            ExpressionAttributeValues: {
+              ':running': 'running',
+              ':failed': 'failed',
+              ':now': new Date(now).toISOString(),
+              ':stale': new Date(staleBefore).toISOString(),
+              ':expires': Math.floor(now / 1000) + TICK_TTL_SECONDS,
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { claimed: true };
+      } catch (error) {
+        if (errorName(error) !== 'ConditionalCheckFailedException') throw error;
+        const old = (error as { Item?: unknown }).Item;
+        return { claimed: false, status: rawString(old, 'status'), startedAt: rawString(old, 'startedAt') };
+      }
+    },
+    async finishTick(id, status, now) {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: TICKS_PK, sk: tickSk(id) },
+          UpdateExpression: 'SET #status = :status, #finishedAt = :now',
+          ExpressionAttributeNames: { '#status': 'status', '#finishedAt': 'finishedAt' },
+          ExpressionAttributeValues: { ':status': status, ':now': new Date(now).toISOString() },
+        }),
+      );
     },
     async write(targetId, attributes) {
       const update = forecastWriteExpression(attributes);

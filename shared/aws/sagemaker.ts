@@ -1,8 +1,11 @@
 /**
- * SageMaker adapter: live capacity of endpoint variants and inference components, and the two
- * calls that change it (the same calls the scale-target state machine's tasks make; `npm run
- * local` uses them when no state machine is available). SDK output is converted by small pure
- * functions that reject missing or malformed fields instead of reading them as zero.
+ * SageMaker adapter of the evaluate function: live capacity of endpoint variants and inference
+ * components. It changes nothing: in AWS every SageMaker capacity change goes through the
+ * scale-target state machine, which checks the kill switch and the decision's generation just
+ * before it sends it. The two calls that change capacity live in ./sagemaker-writes.ts, which the
+ * evaluate function does not import, so its role holds no SageMaker write (the template's grant
+ * check follows imports file by file). SDK output is converted by small pure functions that
+ * reject missing or malformed fields instead of reading them as zero.
  */
 import {
   DescribeEndpointCommand,
@@ -10,8 +13,6 @@ import {
   DescribeInferenceComponentCommand,
   type DescribeInferenceComponentCommandOutput,
   type SageMakerClient,
-  UpdateEndpointWeightsAndCapacitiesCommand,
-  UpdateInferenceComponentRuntimeConfigCommand,
 } from '@aws-sdk/client-sagemaker';
 import { type ApplyResult, type Capacity, countField, MalformedResponseError } from './capacity.ts';
 import { errorName } from './clients.ts';
@@ -64,27 +65,29 @@ export function isBusyError(error: unknown): boolean {
 export interface SageMakerPort {
   variantCapacity(region: string, endpointName: string, variantName: string): Promise<Capacity>;
   componentCapacity(region: string, name: string): Promise<Capacity>;
-  setVariantCapacity(
+  /**
+   * Direct changes, for local runs without a state machine only (directScaling): in-memory
+   * fakes may carry them; the AWS adapter never does (see ./sagemaker-writes.ts).
+   */
+  setVariantCapacity?(
     region: string,
     endpointName: string,
     variantName: string,
     desired: number,
   ): Promise<ApplyResult>;
-  setComponentCopies(region: string, name: string, desired: number): Promise<ApplyResult>;
+  setComponentCopies?(region: string, name: string, desired: number): Promise<ApplyResult>;
 }
 
-async function applying(call: () => Promise<unknown>): Promise<ApplyResult> {
-  try {
-    await call();
-    return { status: 'applied' };
-  } catch (error) {
-    if (isBusyError(error)) return { status: 'busy', message: (error as Error).message };
-    throw error;
-  }
-}
+/** Where the AWS adapter keeps its clients, so directScaling can build the writes beside it. */
+export const SAGEMAKER_CLIENTS: unique symbol = Symbol('sagemaker clients');
 
-export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient): SageMakerPort {
+export type SageMakerReads = SageMakerPort & {
+  readonly [SAGEMAKER_CLIENTS]: (region: string) => SageMakerClient;
+};
+
+export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient): SageMakerReads {
   return {
+    [SAGEMAKER_CLIENTS]: clientFor,
     variantCapacity: async (region, EndpointName, variantName) =>
       variantCapacityFrom(
         await clientFor(region).send(new DescribeEndpointCommand({ EndpointName })),
@@ -94,23 +97,7 @@ export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient)
       componentCapacityFrom(
         await clientFor(region).send(new DescribeInferenceComponentCommand({ InferenceComponentName })),
       ),
-    setVariantCapacity: (region, EndpointName, VariantName, DesiredInstanceCount) =>
-      applying(() =>
-        clientFor(region).send(
-          new UpdateEndpointWeightsAndCapacitiesCommand({
-            EndpointName,
-            DesiredWeightsAndCapacities: [{ VariantName, DesiredInstanceCount }],
-          }),
-        ),
-      ),
-    setComponentCopies: (region, InferenceComponentName, CopyCount) =>
-      applying(() =>
-        clientFor(region).send(
-          new UpdateInferenceComponentRuntimeConfigCommand({
-            InferenceComponentName,
-            DesiredRuntimeConfig: { CopyCount },
-          }),
-        ),
-      ),
   };
 }
+
+export type { ApplyResult };

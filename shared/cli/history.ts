@@ -7,13 +7,10 @@
  * the target, --out, the window against CloudWatch's retention. Then one GetMetricData per span
  * (shared/history/plan.ts), and the pure core builds the minutes, fills the gaps and renders.
  */
-import { constants } from 'node:fs';
-import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { z } from 'zod';
-import { clientConfig } from '../aws/clients.ts';
+import { clientConfig, HISTORY_TIMEOUTS } from '../aws/clients.ts';
 import { cloudWatchHistory } from '../aws/demand-history.ts';
 import { describeSources } from '../control/demand.ts';
 import { explainAwsError } from '../history/aws-errors.ts';
@@ -25,6 +22,7 @@ import { readSpans } from '../history/read.ts';
 import { doneLine, renderCsv, reportLines, utc } from '../history/render.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { parseOptions } from './options.ts';
 
@@ -87,9 +85,7 @@ const OptionsSchema = z.object({
 export type HistoryOptions = z.infer<typeof OptionsSchema>;
 
 export function parseHistoryArgs(args: string[]): HistoryOptions {
-  const { values, positionals } = parseOptions(() =>
-    parseArgs({ args, allowPositionals: true, options: OPTIONS }),
-  );
+  const { values, positionals } = parseOptions({ args, allowPositionals: true, options: OPTIONS });
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${quoted(positionals[0])}; run governor history --help`);
   const parsed = OptionsSchema.safeParse(values);
@@ -98,14 +94,7 @@ export function parseHistoryArgs(args: string[]): HistoryOptions {
 }
 
 async function loadTarget(policyFile: string, id: string, cwd: string): Promise<TargetPolicy> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, policyFile), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`--policy ${policyFile}: cannot read the file (${code}): check the path`);
-  }
-  const result = parsePolicyText(text);
+  const result = parsePolicyText(await readInput(policyFile, 'policy', cwd));
   if (!result.ok) {
     const more =
       result.problems.length > 1 ? ` (and ${result.problems.length - 1} more: run governor validate)` : '';
@@ -117,28 +106,6 @@ async function loadTarget(policyFile: string, id: string, cwd: string): Promise<
     throw new UsageError(`--target ${id} is not in ${policyFile}; its targets are ${ids}`);
   }
   return found;
-}
-
-/** Fails unless `file` can be written: not a folder, writable if it exists, else its nearest existing folder is. */
-async function checkWritable(file: string, shown: string): Promise<void> {
-  const info = await stat(file).catch(() => null);
-  if (info?.isDirectory()) throw new UsageError(`--out ${shown} is a folder: name a .csv file`);
-  let target = info ? file : dirname(file);
-  for (;;) {
-    const folder = await stat(target).catch(() => null);
-    if (folder) {
-      if (!info && !folder.isDirectory())
-        throw new UsageError(`--out ${shown}: ${target} is a file, not a folder: choose another path`);
-      break;
-    }
-    if (dirname(target) === target) break;
-    target = dirname(target);
-  }
-  try {
-    await access(target, constants.W_OK);
-  } catch {
-    throw new UsageError(`--out ${shown}: ${target} is not writable: choose a path you can write to`);
-  }
 }
 
 /** The spans to read, or a usage error naming the fix: an --end after now, or days past 455 back. */
@@ -165,19 +132,17 @@ interface Job {
   region: string;
   plan: HistoryPlan;
   now: number;
-  csvPath: string;
   notePath: string;
 }
 
 async function prepare(args: string[], io: CliIo, now: number): Promise<Job> {
   const options = parseHistoryArgs(args);
   const target = await loadTarget(options.policy, options.target, io.cwd);
-  const csvPath = resolve(io.cwd, options.out);
-  const notePath = notePathOf(csvPath);
-  await checkWritable(csvPath, options.out);
-  await checkWritable(notePath, notePathOf(options.out));
+  const notePath = notePathOf(options.out);
+  await planOutput(options.out, { flag: 'out', what: 'a .csv file' }, io.cwd);
+  await planOutput(notePath, { flag: 'out', what: 'a .csv file whose .md note is not a folder' }, io.cwd);
   const { plan } = planWindow(options, now);
-  return { options, target, region: options.region ?? target.region, plan, now, csvPath, notePath };
+  return { options, target, region: options.region ?? target.region, plan, now, notePath };
 }
 
 /**
@@ -188,7 +153,9 @@ async function readHistory(job: Job): Promise<History | string> {
   const { target, region, plan } = job;
   const endpoint = process.env.AWS_ENDPOINT_URL || undefined;
   const clientFor = (r: string) =>
-    new CloudWatchClient(clientConfig({ region: r, ...(endpoint ? { endpoint } : {}) }, r));
+    new CloudWatchClient(
+      clientConfig({ region: r, timeouts: HISTORY_TIMEOUTS, ...(endpoint ? { endpoint } : {}) }, r),
+    );
   let read: Awaited<ReturnType<typeof readSpans>>;
   try {
     read = await readSpans(cloudWatchHistory(clientFor), target, region, plan);
@@ -213,12 +180,11 @@ export async function historyCommand(args: string[], io: CliIo): Promise<number>
     io.stderr(`governor history: ${h}`);
     return EXIT.failure;
   }
-  const { options, target, region, now, csvPath, notePath } = job;
+  const { options, target, region, now, notePath } = job;
   for (const line of reportLines(h, target, region)) io.stderr(line);
-  await mkdir(dirname(csvPath), { recursive: true });
-  await writeFile(csvPath, renderCsv(h.filled.requests));
-  const context = { csvName: basename(csvPath), policyFile: options.policy, target, region, now };
-  await writeFile(notePath, renderNote(h, context));
-  io.stdout(doneLine(h, options.out, notePathOf(options.out)));
+  await writeOutput(options.out, renderCsv(h.filled.requests), io, { flag: 'out', quiet: true });
+  const context = { csvName: basename(options.out), policyFile: options.policy, target, region, now };
+  await writeOutput(notePath, renderNote(h, context), io, { flag: 'out', quiet: true });
+  io.stdout(doneLine(h, options.out, notePath));
   return EXIT.ok;
 }

@@ -35,6 +35,8 @@ export type Outcome =
 export interface PlanContext {
   mode: Mode;
   killSwitch: boolean;
+  /** Why the switch counts as on, when not simply set to "on" (missing, unreadable, another value). */
+  killSwitchWhy?: string;
   conflict: Conflict | null;
   /** EndpointStatus, InferenceComponentStatus or 'InService' for a group with no activity. */
   status: string;
@@ -67,7 +69,8 @@ export function planFor(decision: Decision, target: TargetPolicy, ctx: PlanConte
     const note = ctx.conflict ? `; note: ${conflictMessage(ctx.conflict)}` : '';
     return record('shadow', `shadow mode: nothing is changed${note}`, true);
   }
-  if (ctx.killSwitch) return record('killed', 'the kill switch is on: no action is taken');
+  if (ctx.killSwitch)
+    return record('killed', ctx.killSwitchWhy ?? 'the kill switch is on: no action is taken');
   if (usesStateMachine(target) && target.region !== ctx.homeRegion) {
     return record(
       'refused',

@@ -6,6 +6,11 @@
  *
  * Reading.timestamp is the END of the datapoint's minute (CloudWatch stamps a period with its
  * start): the 12:05 datapoint describes 12:05-12:06, so at 12:07:10 it is 70 s old.
+ *
+ * A datapoint whose minute ends after now (beyond FUTURE_SKEW_MS of clock skew) is not fresh, it
+ * is wrong: a publisher's bad clock, or a custom metric put ahead of time. It is dropped with a
+ * problem line, so an older datapoint (judged by its own age) or none stands for the signal:
+ * a future stamp would otherwise read as age 0 and count as fresh for as long as it is ahead.
  */
 import type { ActivationMetric, Reading } from '../engine/types.ts';
 import type { MetricName } from '../policy/schema.ts';
@@ -31,8 +36,14 @@ export interface Converted {
 
 type Points = Map<number, number>;
 
+/**
+ * How far past now a datapoint's minute may end and still be read: 10 s of clock skew. The
+ * query window ends at the start of the current minute, so every honest datapoint ends by now.
+ */
+export const FUTURE_SKEW_MS = 10_000;
+
 /** Datapoints of one result as [period start ms, value], or a problem. */
-function pointsOf(r: RawMetricResult, q: MetricQuery): Points | string {
+function pointsOf(r: RawMetricResult, q: MetricQuery, notAfter: number, problems: string[]): Points | string {
   const label = `result ${r.Id} (${q.targetId} ${q.source.metricName})`;
   if (r.StatusCode === 'InternalError' || r.StatusCode === 'Forbidden') {
     return `${label}: status ${r.StatusCode}, read as missing`;
@@ -41,14 +52,20 @@ function pointsOf(r: RawMetricResult, q: MetricQuery): Points | string {
   const vs = r.Values ?? [];
   if (ts.length !== vs.length) return `${label}: ${ts.length} timestamps but ${vs.length} values, rejected`;
   const points: Points = new Map();
+  let future = 0;
   for (let i = 0; i < ts.length; i++) {
     const t = ts[i] instanceof Date ? ts[i]!.getTime() : Number.NaN;
     const v = vs[i];
     if (!Number.isFinite(t)) return `${label}: timestamp ${i} is not a date, rejected`;
     if (typeof v !== 'number' || !Number.isFinite(v))
       return `${label}: value ${i} is not a finite number, rejected`;
-    points.set(t, v * q.source.scale);
+    if (t + PERIOD_SECONDS * 1000 > notAfter) future++;
+    else points.set(t, v * q.source.scale);
   }
+  if (future > 0)
+    problems.push(
+      `${label}: ${future} datapoint(s) stamped after now (beyond ${FUTURE_SKEW_MS / 1000} s of clock skew), ignored`,
+    );
   return points;
 }
 
@@ -66,12 +83,14 @@ const roleKey = (q: MetricQuery) =>
 
 /**
  * Results (possibly several pages for one id) to readings per target. `activationMetric` names
- * each target's activation metric, so its total lands under the engine's key.
+ * each target's activation metric, so its total lands under the engine's key. `now` (epoch ms)
+ * drops future-stamped datapoints; without it (callers replaying old results) none is dropped.
  */
 export function convertResults(
   queries: readonly MetricQuery[],
   results: readonly RawMetricResult[],
   activationMetric: (targetId: string) => ActivationMetric | undefined,
+  now: number = Number.POSITIVE_INFINITY,
 ): Converted {
   const byId = new Map(queries.map((q) => [q.id, q]));
   const problems: string[] = [];
@@ -82,7 +101,7 @@ export function convertResults(
       problems.push(`result with ${r.Id === undefined ? 'no Id' : `unknown Id "${r.Id}"`}, ignored`);
       continue;
     }
-    const points = pointsOf(r, q);
+    const points = pointsOf(r, q, now + FUTURE_SKEW_MS, problems);
     const previous = merged.get(q.id);
     if (typeof points === 'string') {
       problems.push(points);

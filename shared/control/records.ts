@@ -158,6 +158,24 @@ export interface ScaleTargetInput {
    * scaleTargetInput always sets it; the state machine treats it as optional.
    */
   expiresAt?: number;
+  /**
+   * The kill switch's raw value, which the evaluator judged off (shared/control/kill-switch.ts).
+   * The state machine sends the change only while the parameter still holds exactly this value:
+   * JSONPath cannot trim or lower-case, so any write to the switch since stops the change.
+   */
+  killSwitchValue: string;
+  /**
+   * The other scaler to suspend first (onConflictingScaler: suspend): the state machine calls
+   * RegisterScalableTarget with both dynamic-scaling directions suspended right before the
+   * change, after its kill-switch and generation checks.
+   */
+  suspend?: { resourceId: string; scalableDimension: string };
+}
+
+/** What the execution must check before it acts: the switch value judged off, a scaler to suspend. */
+export interface ExecutionGuard {
+  killSwitchValue: string;
+  suspend?: { resourceId: string; scalableDimension: string };
 }
 
 export function scaleTargetInput(
@@ -167,6 +185,7 @@ export function scaleTargetInput(
   previous: number,
   at: string,
   ttlDays: number = DEFAULT_AUDIT_TTL_DAYS,
+  guard: ExecutionGuard = { killSwitchValue: 'off' },
 ): ScaleTargetInput {
   const common = {
     decisionId,
@@ -175,6 +194,8 @@ export function scaleTargetInput(
     previousCapacity: previous,
     requestedAt: at,
     expiresAt: expiresAtFor(at, ttlDays),
+    killSwitchValue: guard.killSwitchValue,
+    ...(guard.suspend ? { suspend: guard.suspend } : {}),
   };
   switch (target.kind) {
     case 'sagemaker-variant':

@@ -10,6 +10,7 @@
  * for Auto Scaling groups.
  */
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
+import { clip, clipJson } from './bounded.ts';
 import type { GovernorEvent } from './events.ts';
 
 export const ALARM_PREFIX = 'governor-';
@@ -20,7 +21,58 @@ export type IgnoreReason =
   | 'AlarmNotInAlarm'
   | 'ForeignAlarm'
   | 'UnmanagedTarget'
-  | 'DuplicateEvent';
+  | 'DuplicateEvent'
+  | 'ForeignSource'
+  | 'ForeignAccount'
+  | 'ForeignRegion';
+
+/** The deployment an event must come from: the function's own account (when known) and region. */
+export interface Home {
+  /** From the Lambda context's invokedFunctionArn; undefined in local runs, where it is not checked. */
+  account?: string | undefined;
+  region: string;
+}
+
+/** The source each kind of event must carry: the template's scheduler Input, and CloudWatch's alarms. */
+export const EXPECTED_SOURCE = { tick: 'aws.scheduler', alarm: 'aws.cloudwatch' } as const;
+
+/** The account of a Lambda function ARN (arn:aws:lambda:us-east-1:123456789012:function:f), or undefined. */
+export function accountOfArn(arn: string | undefined): string | undefined {
+  const account = arn?.split(':')[4];
+  return account && /^\d{12}$/.test(account) ? account : undefined;
+}
+
+const shown = (v: string | undefined) => (v === undefined ? 'none' : clipJson(v, 40));
+
+/**
+ * Where the event comes from, against the deployment (no AWS call): its source must be the one
+ * its kind is sent by, its account the function's own (when known), its region the function's.
+ * A tick from another source or account, an alarm from another account or region, is refused:
+ * a shape is not a sender.
+ */
+export function screenOrigin(event: GovernorEvent, home: Home): Ignored | null {
+  const what = `${event.kind} ${clip(event.id, 64)}`;
+  const source = EXPECTED_SOURCE[event.kind];
+  if (event.source !== source) {
+    return {
+      reason: 'ForeignSource',
+      message: `${what} has source ${shown(event.source)}, not "${source}": Governor acts only on its own schedule and CloudWatch alarms`,
+    };
+  }
+  if (home.account !== undefined && event.account !== home.account) {
+    return {
+      reason: 'ForeignAccount',
+      message: `${what} comes from account ${shown(event.account)}, not this deployment's ${home.account}`,
+    };
+  }
+  if (event.region !== home.region) {
+    return {
+      reason: 'ForeignRegion',
+      message: `${what} comes from region ${shown(event.region)}, not this deployment's ${home.region}`,
+    };
+  }
+  return null;
+}
 
 export interface Ignored {
   reason: IgnoreReason;
@@ -34,29 +86,57 @@ export interface Ignored {
  */
 export function screenEvent(event: GovernorEvent, now: number, maxAgeSeconds: number): Ignored | null {
   const age = (now - event.time) / 1000;
+  const id = clip(event.id, 64);
   if (age > maxAgeSeconds) {
     return {
       reason: 'StaleEvent',
-      message: `event ${event.id} is ${Math.round(age)} s old, more than MAX_EVENT_AGE_SECONDS (${maxAgeSeconds})`,
+      message: `event ${id} is ${Math.round(age)} s old, more than MAX_EVENT_AGE_SECONDS (${maxAgeSeconds})`,
     };
   }
   if (-age > maxAgeSeconds) {
     return {
       reason: 'FutureEvent',
-      message: `event ${event.id} is dated ${Math.round(-age)} s in the future: check the sender's clock`,
+      message: `event ${id} is dated ${Math.round(-age)} s in the future: check the sender's clock`,
     };
   }
   if (event.kind === 'tick') return null;
   if (!event.alarmName.startsWith(ALARM_PREFIX)) {
     return {
       reason: 'ForeignAlarm',
-      message: `alarm "${event.alarmName}" does not start with "${ALARM_PREFIX}", so Governor does not manage it`,
+      message: `alarm "${clip(event.alarmName)}" does not start with "${ALARM_PREFIX}", so Governor does not manage it`,
     };
   }
   if (event.state !== 'ALARM') {
     return {
       reason: 'AlarmNotInAlarm',
-      message: `alarm "${event.alarmName}" changed to ${event.state}; only ALARM triggers an evaluation (the minute tick handles the rest)`,
+      message: `alarm "${clip(event.alarmName)}" changed to ${event.state}; only ALARM triggers an evaluation (the minute tick handles the rest)`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The forecast function's tick: at most maxAgeSeconds old and at most futureSeconds ahead (a
+ * wrong clock), so a replayed or forged tick (one dated 1970 ran in full before) is refused.
+ * Its id is checked against the state table by the shell (DuplicateEvent).
+ */
+export function screenTick(
+  event: GovernorEvent,
+  now: number,
+  limits: { maxAgeSeconds: number; futureSeconds: number },
+): Ignored | null {
+  const age = (now - event.time) / 1000;
+  const id = clip(event.id, 64);
+  if (age > limits.maxAgeSeconds) {
+    return {
+      reason: 'StaleEvent',
+      message: `tick ${id} is ${Math.round(age)} s old, more than ${limits.maxAgeSeconds} s: the next hourly tick runs the forecast`,
+    };
+  }
+  if (-age > limits.futureSeconds) {
+    return {
+      reason: 'FutureEvent',
+      message: `tick ${id} is dated ${Math.round(-age)} s in the future (more than ${limits.futureSeconds} s of clock skew): check the sender's clock`,
     };
   }
   return null;
@@ -103,7 +183,7 @@ export function routeEvent(event: GovernorEvent, policy: PolicyFile): Route {
   if (targets.length > 0) return { targets };
   return {
     reason: 'UnmanagedTarget',
-    message: `alarm "${event.alarmName}" names no target of the policy (by "${ALARM_PREFIX}<targetId>-" or by its metric's dimensions)`,
+    message: `alarm "${clip(event.alarmName)}" names no target of the policy (by "${ALARM_PREFIX}<targetId>-" or by its metric's dimensions)`,
   };
 }
 

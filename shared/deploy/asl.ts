@@ -131,6 +131,27 @@ function arnProblems(value: unknown, where: string, key = ''): AslProblem[] {
   return [];
 }
 
+/**
+ * Choice rules with `IsPresent: false`: AWS matches them when the path is absent, but
+ * aws-local-stepfunctions 3.0 never matches them (it reads `IsPresent && present`), so the local
+ * tests would take another branch than AWS. `Not: { IsPresent: true }` means the same everywhere.
+ */
+function isPresentFalse(rule: unknown, where: string): AslProblem[] {
+  if (typeof rule !== 'object' || rule === null) return [];
+  const r = rule as Record<string, unknown>;
+  const own =
+    r.IsPresent === false
+      ? [
+          {
+            where,
+            message: `IsPresent: false on ${String(r.Variable)}: write Not: { IsPresent: true } (engines differ)`,
+          },
+        ]
+      : [];
+  const inner = [...((r.And as unknown[]) ?? []), ...((r.Or as unknown[]) ?? []), ...(r.Not ? [r.Not] : [])];
+  return [...own, ...inner.flatMap((x) => isPresentFalse(x, where))];
+}
+
 /** Every problem of a definition: asl-validator's, then this project's rules. */
 export function checkDefinition(definition: Record<string, unknown>): AslProblem[] {
   const verdict = aslValidator(structuredClone(definition), { checkPaths: true, checkArn: true });
@@ -145,6 +166,9 @@ export function checkDefinition(definition: Record<string, unknown>): AslProblem
       });
     }
     if (entry.state.Type === 'Task') problems.push(...taskProblems(entry));
+    if (entry.state.Type === 'Choice')
+      for (const c of (entry.state.Choices as unknown[]) ?? [])
+        problems.push(...isPresentFalse(c, entry.where));
     const { ItemProcessor: _i, Iterator: _t, Branches: _b, ...own } = entry.state;
     problems.push(...arnProblems(own, entry.where));
   }

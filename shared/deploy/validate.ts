@@ -1,7 +1,8 @@
 /**
  * The project's own checks of template.yaml and the state machines it deploys, beside cfn-lint
  * (`npm run validate` runs both): resource types and properties against the CloudFormation/SAM
- * specification; IAM actions real, named one by one, "*" only where nothing narrower exists;
+ * specification; IAM actions real, named one by one, "*" only where nothing narrower exists,
+ * every write scoped to named resources or by a condition;
  * every API call the code and the state machines make granted to the role that makes it, and
  * every grant used (or listed below with the reason it is needed); ASL rules and substitutions.
  *
@@ -17,6 +18,7 @@ import {
   checkActions,
   checkOpaquePolicies,
   checkWildcardResources,
+  checkWriteScopes,
   grantsByPrincipal,
   identityStatements,
   principalOf,
@@ -142,6 +144,10 @@ export async function validateTemplate(templatePath: string): Promise<CheckResul
       problems: (await checkWildcardResources(identity)).map(fmt),
     },
     { check: 'IAM statements written out', problems: checkOpaquePolicies(template).map(fmt) },
+    {
+      check: 'IAM writes scoped by name or condition',
+      problems: (await checkWriteScopes(identity)).map(fmt),
+    },
     { check: 'calls granted, grants used', problems: checkGrants(template, callers(template, root)) },
     { check: 'state machines', problems: checkStateMachines(template, root) },
   ];

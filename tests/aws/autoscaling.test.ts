@@ -330,15 +330,4 @@ describe('Application Auto Scaling adapter', () => {
       .resolvesOnce({ ScalingPolicies: [{ PolicyName: 'b' } as never] });
     expect(await scalers.policyNames('us-east-1', scalableRef(variant!)!)).toEqual(['a', 'b']);
   });
-
-  it('suspends dynamic scaling in and out, leaving min, max and policies alone', async () => {
-    aas.on(RegisterScalableTargetCommand).resolves({});
-    await scalers.suspendDynamicScaling('us-east-1', scalableRef(variant!)!);
-    expect(aas.commandCalls(RegisterScalableTargetCommand)[0]!.args[0].input).toEqual({
-      ServiceNamespace: 'sagemaker',
-      ResourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
-      ScalableDimension: 'sagemaker:variant:DesiredInstanceCount',
-      SuspendedState: { DynamicScalingInSuspended: true, DynamicScalingOutSuspended: true },
-    });
-  });
 });

@@ -13,10 +13,12 @@ import {
   sageMakerAdapter,
   variantCapacityFrom,
 } from '#shared/aws/sagemaker.ts';
+import { sageMakerWrites } from '#shared/aws/sagemaker-writes.ts';
 import { awsError } from './fakes.ts';
 
 const sm = mockClient(SageMakerClient);
-const adapter = sageMakerAdapter(() => new SageMakerClient({ region: 'us-east-1' }));
+const client = () => new SageMakerClient({ region: 'us-east-1' });
+const adapter = { ...sageMakerAdapter(client), ...sageMakerWrites(client) };
 beforeEach(() => sm.reset());
 
 const variant = (over: Record<string, unknown> = {}) => ({
@@ -160,6 +162,11 @@ describe('SageMaker adapter', () => {
     await expect(adapter.setVariantCapacity('us-east-1', 'e', 'v', 2)).rejects.toMatchObject({
       name: error.name,
     });
+  });
+
+  it("the evaluate function's adapter has no way to change capacity: that is the state machine's", () => {
+    const reads = sageMakerAdapter(client);
+    expect(Object.keys(reads).sort()).toEqual(['componentCapacity', 'variantCapacity']);
   });
 
   it.each([

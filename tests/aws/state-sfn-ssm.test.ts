@@ -104,6 +104,7 @@ describe('Step Functions adapter', () => {
     desiredCapacity: 6,
     previousCapacity: 4,
     requestedAt: '2025-06-02T12:00:00.000Z',
+    killSwitchValue: 'off',
   };
   it('starts the execution named after the decision with the contract input', async () => {
     sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:x', startDate: new Date() });

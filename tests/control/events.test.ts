@@ -13,6 +13,9 @@ describe('parseEvent', () => {
         kind: 'tick',
         id: '5e0f4c1a-7b52-4f5e-9c1d-2f7a8e6b9d01',
         time: Date.parse('2025-06-02T12:00:00Z'),
+        source: 'aws.scheduler',
+        account: '123456789012',
+        region: 'us-east-1',
       },
     },
     {
@@ -22,6 +25,8 @@ describe('parseEvent', () => {
         kind: 'alarm',
         alarmName: 'governor-chat-llm-p95-latency',
         state: 'ALARM',
+        source: 'aws.cloudwatch',
+        account: '123456789012',
         region: 'us-east-1',
         dimensions: [{ EndpointName: 'chat-llm-prod', VariantName: 'AllTraffic' }],
       },
@@ -71,9 +76,24 @@ describe('parseEvent', () => {
       message: 'event is not a JSON object: expected an EventBridge event',
     },
     {
-      case: 'an alarm from another source is rejected naming source',
-      event: { ...(fixture('alarm-chat-llm-latency') as object), source: 'my.app' },
-      message: 'event field source must be "aws.cloudwatch"',
+      case: 'an id longer than any EventBridge sends is rejected naming id, without quoting it',
+      event: { ...(fixture('scheduler-tick') as object), id: 'x'.repeat(1_000_000) },
+      message: 'event field id is longer than 128 characters: not an EventBridge event id',
+    },
+    {
+      case: "an alarm name longer than CloudWatch's limit is rejected naming detail.alarmName",
+      event: {
+        ...(fixture('alarm-chat-llm-latency') as object),
+        detail: { alarmName: `governor-${'y'.repeat(300)}`, state: { value: 'ALARM' } },
+      },
+      message:
+        "event field detail.alarmName is longer than 255 characters, CloudWatch's limit for an alarm name",
+    },
+    {
+      case: 'a huge detail-type is quoted clipped',
+      event: { 'detail-type': 'z'.repeat(100_000) },
+      // JSON of the value (100,002 characters with its quotes) cut to 80.
+      message: `event field detail-type is "${'z'.repeat(79)}…[+99922 chars]: expected "Scheduled Event" or "CloudWatch Alarm State Change"`,
     },
   ])('$case', ({ event, message }) => {
     expect(() => parseEvent(event)).toThrow(new EventError(message));

@@ -334,6 +334,53 @@ describe('convertResults: datapoints to readings', () => {
     expect(out.problems).toEqual([]);
   });
 
+  it.each([
+    {
+      case: 'a datapoint whose minute ends 1 minute ahead of now',
+      start: '2025-06-02T12:08:00Z',
+      kept: false,
+    },
+    {
+      case: 'one ending 5 s ahead (within the 10 s of clock skew)',
+      start: '2025-06-02T12:06:05Z',
+      kept: true,
+    },
+    { case: 'one ending just now', start: '2025-06-02T12:06:00Z', kept: true },
+  ])('$case: future-stamped data is not fresh, the older datapoint stands', ({ start, kept }) => {
+    const now = Date.parse('2025-06-02T12:07:00Z');
+    const out = convertResults(
+      queries,
+      [
+        {
+          Id: 'q0',
+          Timestamps: [m('2025-06-02T12:05:00Z'), m(start)],
+          Values: [80, 999],
+          StatusCode: 'Complete',
+        },
+      ],
+      activationOf,
+      now,
+    );
+    expect(out.byTarget.get('chat-llm')?.readings.invocationsPerInstance?.value).toBe(kept ? 999 : 80);
+    expect(out.problems).toEqual(
+      kept
+        ? []
+        : [
+            'result q0 (chat-llm InvocationsPerInstance): 1 datapoint(s) stamped after now (beyond 10 s of clock skew), ignored',
+          ],
+    );
+  });
+
+  it('a signal whose only datapoint is future-stamped reads as missing, never as fresh', () => {
+    const out = convertResults(
+      queries,
+      [{ Id: 'q0', Timestamps: [m('2025-06-02T13:00:00Z')], Values: [999], StatusCode: 'Complete' }],
+      activationOf,
+      Date.parse('2025-06-02T12:07:00Z'),
+    );
+    expect(out.byTarget.get('chat-llm')?.readings.invocationsPerInstance).toBeUndefined();
+  });
+
   it('merges pages of one id and sums the activation parts of the newest minute', () => {
     const out = convert([
       { Id: 'q3', Timestamps: [m('2025-06-02T12:05:00Z')], Values: [7] },

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEvent } from '#shared/control/events.ts';
-import { RecentIds, routeEvent, screenEvent, targetsForAlarm } from '#shared/control/routing.ts';
+import {
+  accountOfArn,
+  RecentIds,
+  routeEvent,
+  screenEvent,
+  screenOrigin,
+  screenTick,
+  targetsForAlarm,
+} from '#shared/control/routing.ts';
 import { groupTarget, policyOf, threeTargets, variantTarget } from './policies.ts';
 
 const event = (name: string) => parseEvent(JSON.parse(readFileSync(`events/${name}.json`, 'utf8')));
@@ -121,6 +129,100 @@ describe('targetsForAlarm', () => {
     expect(
       targetsForAlarm('governor-x', [{ AutoScalingGroupName: 'batch-gpu-asg' }], policy, 'eu-west-1'),
     ).toEqual([]);
+  });
+});
+
+describe('screenOrigin: an event must come from this deployment', () => {
+  const raw = (name: string) =>
+    JSON.parse(readFileSync(`events/${name}.json`, 'utf8')) as Record<string, unknown>;
+  const HOME = { account: '123456789012', region: 'us-east-1' };
+  it.each([
+    { case: 'the schedule tick passes', e: raw('scheduler-tick'), reason: null },
+    { case: 'a CloudWatch alarm passes', e: raw('alarm-chat-llm-latency'), reason: null },
+    {
+      case: 'a tick from another source',
+      e: { ...raw('scheduler-tick'), source: 'aws.events' },
+      reason: 'ForeignSource',
+    },
+    {
+      case: 'a tick with no source',
+      e: { ...raw('scheduler-tick'), source: undefined },
+      reason: 'ForeignSource',
+    },
+    {
+      case: 'a tick from another account',
+      e: { ...raw('scheduler-tick'), account: '999999999999' },
+      reason: 'ForeignAccount',
+    },
+    {
+      case: 'a tick with no account',
+      e: { ...raw('scheduler-tick'), account: undefined },
+      reason: 'ForeignAccount',
+    },
+    {
+      case: 'a tick from another region',
+      e: { ...raw('scheduler-tick'), region: 'eu-west-1' },
+      reason: 'ForeignRegion',
+    },
+    {
+      case: 'an alarm from another source',
+      e: { ...raw('alarm-chat-llm-latency'), source: 'my.app' },
+      reason: 'ForeignSource',
+    },
+    {
+      case: 'an alarm from another account',
+      e: { ...raw('alarm-chat-llm-latency'), account: '999999999999' },
+      reason: 'ForeignAccount',
+    },
+    {
+      case: 'an alarm from another region',
+      e: { ...raw('alarm-chat-llm-latency'), region: 'ap-south-1' },
+      reason: 'ForeignRegion',
+    },
+  ])('$case: $reason', ({ e, reason }) => {
+    expect(screenOrigin(parseEvent(e), HOME)?.reason ?? null).toBe(reason);
+  });
+
+  it('checks no account where the deployment does not know its own (local runs)', () => {
+    const e = parseEvent({ ...raw('scheduler-tick'), account: '999999999999' });
+    expect(screenOrigin(e, { region: 'us-east-1' })).toBeNull();
+  });
+
+  it('quotes a foreign value clipped', () => {
+    const e = parseEvent({ ...raw('scheduler-tick'), region: 'r'.repeat(100_000) });
+    const refused = screenOrigin(e, HOME)!;
+    expect(refused.message.length).toBeLessThan(300);
+    expect(refused.message).toContain('…[+');
+  });
+
+  it.each([
+    { arn: 'arn:aws:lambda:us-east-1:123456789012:function:governor-evaluate', account: '123456789012' },
+    { arn: 'arn:aws:lambda:us-east-1:123456789012:function:f:live', account: '123456789012' },
+    { arn: 'not an arn', account: undefined },
+    { arn: undefined, account: undefined },
+  ])('the account of $arn is $account', ({ arn, account }) => {
+    expect(accountOfArn(arn)).toBe(account);
+  });
+});
+
+describe('screenTick: the forecast function runs only fresh ticks', () => {
+  const tickAt = (time: string) =>
+    parseEvent({ ...JSON.parse(readFileSync('events/forecast-tick.json', 'utf8')), time });
+  const NOW_F = Date.parse('2025-06-09T12:00:10Z');
+  const limits = { maxAgeSeconds: 600, futureSeconds: 60 };
+  it.each([
+    { case: 'a tick 10 s old runs', time: '2025-06-09T12:00:00Z', reason: null },
+    {
+      case: 'a tick 10 minutes old still runs (a retry of a failed run)',
+      time: '2025-06-09T11:50:10Z',
+      reason: null,
+    },
+    { case: 'a tick 11 minutes old is refused', time: '2025-06-09T11:49:10Z', reason: 'StaleEvent' },
+    { case: 'a tick dated 1970 is refused', time: '1970-01-01T00:00:00Z', reason: 'StaleEvent' },
+    { case: 'a tick 50 s ahead (clock skew) runs', time: '2025-06-09T12:01:00Z', reason: null },
+    { case: 'a tick 2 minutes ahead is refused', time: '2025-06-09T12:02:10Z', reason: 'FutureEvent' },
+  ])('$case', ({ time, reason }) => {
+    expect(screenTick(tickAt(time), NOW_F, limits)?.reason ?? null).toBe(reason);
   });
 });
 

@@ -389,8 +389,22 @@ describe('records', () => {
       requestedAt: '2025-06-02T12:00:00.000Z',
       // 30 days (the default AUDIT_TTL_DAYS) after the request, in epoch seconds.
       expiresAt: 1_751_457_600,
+      killSwitchValue: 'off',
       ...extra,
     });
+  });
+
+  it('the state machine input carries the kill switch value judged off and the scaler to suspend', () => {
+    const suspend = {
+      resourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+    };
+    expect(
+      scaleTargetInput(variant, 'd1', 6, 4, '2025-06-02T12:00:00.000Z', 30, {
+        killSwitchValue: ' Off\n',
+        suspend,
+      }),
+    ).toMatchObject({ killSwitchValue: ' Off\n', suspend });
   });
 
   it('the state machine input expires after the TTL days given', () => {

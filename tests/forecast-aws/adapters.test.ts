@@ -20,7 +20,7 @@ import { cloudWatchHistory, toHistoryQuery } from '#shared/aws/demand-history.ts
 import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
 import { scheduledActionsAdapter } from '#shared/aws/scheduled-actions.ts';
 import { FAKE_CREDENTIALS, type FakeResponse, scriptedHandler } from '../aws/fakes.ts';
-import { dailyDemand, mockOf, NOW, rig, TICK } from './fakes.ts';
+import { dailyDemand, mockOf, NOW, rig, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;
 const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
@@ -66,7 +66,7 @@ describe('demand history under throttling', () => {
       requestHandler: handler as never,
     });
     const r = rig(undefined, { history: cloudWatchHistory(() => client) });
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(handler.attempts).toBe(attempts);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written' });
     expect(r.floor('chat-llm')!.capacities).toHaveLength(576);
@@ -79,7 +79,7 @@ describe('demand history under throttling', () => {
       requestHandler: handler as never,
     });
     const r = rig(undefined, { history: cloudWatchHistory(() => client) });
-    await expect(r.run(TICK, NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
     expect(handler.attempts).toBe(2);
     expect(r.telemetry.outcomes[0]).toMatchObject({
       outcome: 'failed',
@@ -279,6 +279,45 @@ describe('floor store writes', () => {
   it('nothing to write makes no call', async () => {
     await store.write('chat-llm', {});
     expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it("claims a tick in the ledger with a conditional write: new, failed before, or running past the function's timeout", async () => {
+    ddb.on(UpdateCommand).resolves({});
+    const now = Date.parse('2025-06-09T12:00:10Z');
+    expect(await store.claimTick('t1', now, now - 300_000)).toEqual({ claimed: true });
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input).toEqual({
+      TableName: 'governor-state',
+      Key: { pk: 'FORECAST', sk: 'TICK#t1' },
+      UpdateExpression: 'SET #status = :running, #startedAt = :now, #expiresAt = :expires',
+      ConditionExpression: 'attribute_not_exists(#status) OR #status = :failed OR #startedAt < :stale',
+      ExpressionAttributeNames: { '#status': 'status', '#startedAt': 'startedAt', '#expiresAt': 'expiresAt' },
+      ExpressionAttributeValues: {
+        ':running': 'running',
+        ':failed': 'failed',
+        ':now': '2025-06-09T12:00:10.000Z',
+        ':stale': '2025-06-09T11:55:10.000Z',
+        ':expires': now / 1000 + 2 * 86_400,
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('reports a refused claim with what the ledger said, and throws any other error', async () => {
+    ddb
+      .on(UpdateCommand)
+      .rejectsOnce(
+        Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+          Item: { status: { S: 'done' }, startedAt: { S: '2025-06-09T12:00:10.000Z' } },
+        }),
+      )
+      .rejectsOnce(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+    expect(await store.claimTick('t1', 0, 0)).toEqual({
+      claimed: false,
+      status: 'done',
+      startedAt: '2025-06-09T12:00:10.000Z',
+    });
+    await expect(store.claimTick('t1', 0, 0)).rejects.toThrow('slow down');
   });
 });
 

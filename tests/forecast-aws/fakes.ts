@@ -191,8 +191,20 @@ function fakeTable(world: World) {
   mockOf('ddb')
     .on(UpdateCommand)
     .callsFake(async (input) => {
-      // SET #a = :a, #b = :b: the attributes the forecast function writes (forecastFloor, noise).
+      // SET #a = :a, #b = :b: the attributes the forecast function writes (forecastFloor, noise,
+      // and the tick ledger's status). The ledger's claim is conditional, as in DynamoDB: refused
+      // while the tick is done, or running since after :stale.
       const item = world.items.get(key(input.Key)) ?? { ...input.Key };
+      if (input.ConditionExpression) {
+        const v = input.ExpressionAttributeValues as Record<string, string>;
+        const status = item.status as string | undefined;
+        const open = status === undefined || status === 'failed' || String(item.startedAt) < v[':stale']!;
+        if (!open)
+          throw Object.assign(new Error('The conditional request failed'), {
+            name: 'ConditionalCheckFailedException',
+            Item: { status: { S: status }, startedAt: { S: String(item.startedAt) } },
+          });
+      }
       for (const [, name, value] of String(input.UpdateExpression).matchAll(/(#\w+) = (:\w+)/g))
         item[input.ExpressionAttributeNames![name!]!] = structuredClone(
           input.ExpressionAttributeValues![value!],
@@ -280,7 +292,10 @@ export function rig(
     items: new Map(),
     registered: new Map([['endpoint/chat-llm-prod/variant/AllTraffic', 1]]),
     actions: new Map(),
-    parameters: new Map([[CONFIG.POLICY_PARAMETER_NAME, policy]]),
+    parameters: new Map([
+      [CONFIG.POLICY_PARAMETER_NAME, policy],
+      [CONFIG.KILL_SWITCH_PARAMETER_NAME, 'off'],
+    ]),
     warmPools: new Map(),
   };
   mockOf('ssm')
@@ -319,6 +334,29 @@ export function rig(
 export const eventFile = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
 export const TICK = eventFile('forecast-tick');
+
+/**
+ * A tick the schedule would send for a run at `now`: 10 s earlier, with an id of its own, so a
+ * test that runs the function several times is not refused as stale or as a duplicate.
+ */
+export const tickAt = (now: number, id = `tick-${new Date(now).toISOString()}`) => ({
+  ...TICK,
+  id,
+  time: new Date(now - 10_000).toISOString(),
+});
+
+/** The UpdateItem calls on state items (TARGET#...), leaving out the tick ledger's (pk FORECAST). */
+export const stateUpdates = (r: Pick<Rig, 'mocks'>) =>
+  r.mocks.ddb
+    .commandCalls(UpdateCommand)
+    .filter((c) => (c.args[0].input.Key as { pk: string }).pk !== 'FORECAST');
+
+/** The DynamoDB commands sent for state items, in order (the tick ledger's left out). */
+export const sentToState = (r: Pick<Rig, 'mocks'>) =>
+  r.mocks.ddb
+    .calls()
+    .filter((c) => ((c.args[0] as { input: { Key?: { pk?: string } } }).input.Key?.pk ?? '') !== 'FORECAST')
+    .map((c) => (c.args[0] as object).constructor.name.replace(/Command$/, ''));
 
 /** Names of the SDK commands sent to one mock, in order. */
 export const sent = (stub: Stub) =>

@@ -63,6 +63,22 @@ const emf = () =>
 
 describe('the forecast Lambda handler', () => {
   it.each([
+    {
+      case: 'a tick from another account',
+      tick: { ...TICK, account: '999999999999' },
+      reason: 'ForeignAccount',
+    },
+    { case: 'a tick from another region', tick: { ...TICK, region: 'eu-west-1' }, reason: 'ForeignRegion' },
+    { case: 'a tick from another source', tick: { ...TICK, source: 'my.app' }, reason: 'ForeignSource' },
+    { case: 'a tick dated 1970', tick: { ...TICK, time: '1970-01-01T00:00:00Z' }, reason: 'StaleEvent' },
+  ])('refuses $case with no AWS call, reading the account from the context', async ({ tick, reason }) => {
+    const r = rig();
+    const { handler } = await import('#functions/forecast/handler.ts');
+    expect(await handler(tick, context)).toMatchObject({ ignored: reason, targets: [] });
+    for (const m of Object.values(r.mocks)) expect(m.calls()).toEqual([]);
+  });
+
+  it.each([
     { case: 'a missing table name', unset: 'STATE_TABLE_NAME', message: /STATE_TABLE_NAME is required/ },
     {
       case: 'a missing policy parameter name',
@@ -80,6 +96,7 @@ describe('the forecast Lambda handler', () => {
     const summary = await handler(TICK, context);
     expect(summary).toEqual({
       eventId: TICK.id,
+      ignored: null,
       targets: [
         {
           targetId: 'chat-llm',

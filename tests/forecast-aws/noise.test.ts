@@ -6,12 +6,11 @@
  * and when the noise is due, fresh or set aside.
  */
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { describeOutcome } from '#functions/forecast/telemetry.ts';
 import { ForecastFloorSchema, StoredNoiseSchema } from '#shared/control/state.ts';
 import { fitLevelNoise, noiseSd } from '#shared/forecast/noise-model.ts';
-import { minuteCount, NOW, POLICY, rig, sent, TICK } from './fakes.ts';
+import { minuteCount, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -39,7 +38,7 @@ const KEY = 'TARGET#chat-llm|STATE';
 describe('the one-minute read', () => {
   it('rides in the forecast’s GetMetricData: one call, the five-minute and the one-minute query over one window', async () => {
     const r = rig(NOISY());
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const calls = r.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ StartTime: new Date(ORIGIN - 7 * DAY), EndTime: new Date(ORIGIN) });
@@ -63,7 +62,7 @@ describe('the one-minute read', () => {
   it('reads 28 days of history in one call and the noise’s 2,880 minutes in a second: CloudWatch keeps one-minute data 15 days', async () => {
     const r = rig(NOISY(undefined, '{ quantile: p90, requestsPerInstance: 100, historyDays: 28 }'));
     r.world.historySince.set('chat-llm-prod', NOW - 30 * DAY);
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const calls = r.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls.map((c) => [c.StartTime, c.MetricDataQueries!.map((q) => q.Id)])).toEqual([
       [new Date(ORIGIN - 28 * DAY), ['d0']],
@@ -75,9 +74,9 @@ describe('the one-minute read', () => {
 describe('the noise and the forecast floor', () => {
   it('stores the fit next to the floor in one UpdateItem, with when and over what it was fitted', async () => {
     const r = rig(NOISY());
-    await r.run(TICK, NOW);
-    expect(sent(r.mocks.ddb)).toEqual(['Get', 'Update']);
-    const update = r.mocks.ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    await r.run(tickAt(NOW), NOW);
+    expect(sentToState(r)).toEqual(['Get', 'Update']);
+    const update = stateUpdates(r)[0]!.args[0].input;
     expect(update).toMatchObject({
       UpdateExpression: 'SET #floor = :floor, #noise = :noise',
       ExpressionAttributeNames: { '#floor': 'forecastFloor', '#noise': 'noise' },
@@ -94,9 +93,9 @@ describe('the noise and the forecast floor', () => {
 
   it('raises the night’s floor by the noise term: 90 a minute needs (90 + 2.33 x 9.5) / 100 = 1.12, so 2 instead of 1', async () => {
     const plain = rig(POLICY());
-    await plain.run(TICK, NOW);
+    await plain.run(tickAt(NOW), NOW);
     const noisy = rig(NOISY());
-    await noisy.run(TICK, NOW);
+    await noisy.run(tickAt(NOW), NOW);
     const at = (r: ReturnType<typeof rig>, iso: string) => {
       const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
       return floor.capacities[(Date.parse(iso) - floor.startsAt) / 300_000]!;
@@ -117,7 +116,7 @@ describe('the noise and the forecast floor', () => {
 
   it('says the kind of floor and the noise it used in the log line', async () => {
     const r = rig(NOISY());
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'written',
       kind: 'forecast',
@@ -131,9 +130,9 @@ describe('the noise and the forecast floor', () => {
 
   it('with floorSigmas 0 stores the noise (for the band) and plans the quantile floor alone', async () => {
     const plain = rig(POLICY());
-    await plain.run(TICK, NOW);
+    await plain.run(tickAt(NOW), NOW);
     const r = rig(NOISY('{ floorSigmas: 0 }'));
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     expect(r.world.items.get(KEY)!.noise).toBeDefined();
     expect(r.floor('chat-llm')!.noise).toBeUndefined();
     expect(r.floor('chat-llm')!.capacities).toEqual(plain.floor('chat-llm')!.capacities);
@@ -149,7 +148,7 @@ describe('the level floor, under a day of history', () => {
 
   it('writes the last level plus its noise for the next hour, and the noise beside it', async () => {
     const r = young();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
     const noise = StoredNoiseSchema.parse(r.world.items.get(KEY)!.noise);
     // The median of 11:40-11:54 plus 2.33 of its noise, at 100 a minute per instance.
@@ -174,7 +173,7 @@ describe('the level floor, under a day of history', () => {
 
   it('puts no scheduled action, emits the floor without a band, and says so', async () => {
     const r = young();
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(sent(r.mocks.aas)).toEqual([]);
     const band = r.telemetry.bands.get('chat-llm')!;
     expect(band).toHaveLength(12);
@@ -195,9 +194,9 @@ describe('the level floor, under a day of history', () => {
 
   it('is replaced at every hourly run, never kept as fresh', async () => {
     const r = young();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     r.mocks.cw!.resetHistory();
-    const report = await r.run(TICK, NOW + 60 * MIN);
+    const report = await r.run(tickAt(NOW + 60 * MIN), NOW + 60 * MIN);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written', kind: 'level' });
     expect(r.mocks.cw!.commandCalls(GetMetricDataCommand)).toHaveLength(1);
   });
@@ -205,12 +204,10 @@ describe('the level floor, under a day of history', () => {
   it('without a noise term (floorSigmas 0) writes no floor, as before, but stores the noise', async () => {
     const r = rig(NOISY('{ floorSigmas: 0 }'));
     r.world.historySince.set('chat-llm-prod', ORIGIN - 6 * 60 * MIN);
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'no-floor', reason: 'InsufficientHistory' });
     expect(r.floor('chat-llm')).toBeUndefined();
-    expect(r.mocks.ddb.commandCalls(UpdateCommand)[0]!.args[0].input.UpdateExpression).toBe(
-      'SET #noise = :noise',
-    );
+    expect(stateUpdates(r)[0]!.args[0].input.UpdateExpression).toBe('SET #noise = :noise');
     expect(describeOutcome(report.outcomes[0]!).message).toMatch(
       /no floor written: InsufficientHistory: .*; noise a=.* from 345 minutes/,
     );
@@ -219,9 +216,9 @@ describe('the level floor, under a day of history', () => {
   it('with too few minutes to fit writes nothing and says why', async () => {
     const r = young();
     r.world.historySince.set('chat-llm-prod', ORIGIN - 20 * MIN);
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'no-floor', noise: { status: 'unmeasured' } });
-    expect(r.mocks.ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(stateUpdates(r)).toHaveLength(0);
     expect(describeOutcome(report.outcomes[0]!).message).toContain(
       '; noise not measured: 20 minutes read, fewer than 20 with a level above 0 after the first 15 (AWS/SageMaker Invocations (EndpointName=chat-llm-prod, VariantName=AllTraffic) at one minute, last 2880 minutes)',
     );
@@ -231,14 +228,12 @@ describe('the level floor, under a day of history', () => {
 describe('a target with noise and no forecast', () => {
   it('reads one-minute demand only, over its historyMinutes, and stores the noise alone', async () => {
     const r = rig(NOISE_ONLY);
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     const calls = r.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls.map((c) => [c.StartTime, c.MetricDataQueries!.map((q) => q.Id)])).toEqual([
       [new Date(ORIGIN - 1440 * MIN), ['m0']],
     ]);
-    expect(r.mocks.ddb.commandCalls(UpdateCommand)[0]!.args[0].input.UpdateExpression).toBe(
-      'SET #noise = :noise',
-    );
+    expect(stateUpdates(r)[0]!.args[0].input.UpdateExpression).toBe('SET #noise = :noise');
     expect(r.world.items.get(KEY)).toMatchObject({ noise: { historyMinutes: 1440, computedAt: NOW } });
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'noise',
@@ -251,14 +246,16 @@ describe('a target with noise and no forecast', () => {
 
   it('refits hourly: 50 minutes later the noise is fresh and nothing is read', async () => {
     const r = rig(NOISE_ONLY);
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     r.mocks.cw!.resetHistory();
-    const report = await r.run(TICK, NOW + 50 * MIN);
+    const report = await r.run(tickAt(NOW + 50 * MIN), NOW + 50 * MIN);
     expect(report.outcomes).toEqual([
       { targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW, of: 'noise' },
     ]);
     expect(r.mocks.cw!.commandCalls(GetMetricDataCommand)).toHaveLength(0);
-    expect((await r.run(TICK, NOW + 60 * MIN)).outcomes[0]).toMatchObject({ outcome: 'noise' });
+    expect((await r.run(tickAt(NOW + 60 * MIN), NOW + 60 * MIN)).outcomes[0]).toMatchObject({
+      outcome: 'noise',
+    });
   });
 });
 
@@ -267,26 +264,26 @@ describe('when the noise is due', () => {
 
   it('keeps a floor and noise fitted an hour ago (refreshMinutes 180): fresh, nothing read', async () => {
     const r = rig(NOISY(undefined, every3h));
-    await r.run(TICK, NOW - 60 * MIN);
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
     r.mocks.cw!.resetHistory();
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes).toEqual([{ targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 60 * MIN }]);
     expect(r.mocks.cw!.commandCalls(GetMetricDataCommand)).toHaveLength(0);
   });
 
   it('forecasts again when noise is turned on under a fresh floor without it', async () => {
     const r = rig(POLICY({ forecast: every3h }));
-    await r.run(TICK, NOW - 60 * MIN);
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
     r.world.parameters.set('/governor/policy', NOISY(undefined, every3h));
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written', floorSigmas: 2.33 });
   });
 
   it('sets a malformed stored noise aside with a warning, refits it and writes it over', async () => {
     const r = rig(NOISY(undefined, every3h));
-    await r.run(TICK, NOW - 60 * MIN);
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
     r.world.items.get(KEY)!.noise = { a: 'loud' };
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written', noise: { status: 'measured' } });
     expect(r.telemetry.lines).toContainEqual({
       level: 'warn',

@@ -9,11 +9,10 @@ import {
   PutScheduledActionCommand,
 } from '@aws-sdk/client-application-auto-scaling';
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { describeOutcome } from '#functions/forecast/telemetry.ts';
 import { ForecastFloorSchema } from '#shared/control/state.ts';
-import { eventFile, NOW, POLICY, rig, sent, TICK } from './fakes.ts';
+import { eventFile, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;
 const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
@@ -21,7 +20,7 @@ const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
 describe('a run writes the floor schedule', () => {
   it('stores 48 h of five-minute floors from the window end with one UpdateItem of forecastFloor', async () => {
     const r = rig();
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes).toEqual([
       expect.objectContaining({ targetId: 'chat-llm', outcome: 'written', model: 'weekly' }),
     ]);
@@ -34,7 +33,7 @@ describe('a run writes the floor schedule', () => {
       leadTimeMinutes: 10,
     });
     expect(floor.capacities).toHaveLength(576);
-    const update = r.mocks.ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    const update = stateUpdates(r)[0]!.args[0].input;
     expect(update).toMatchObject({
       Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
       UpdateExpression: 'SET #floor = :floor',
@@ -45,7 +44,7 @@ describe('a run writes the floor schedule', () => {
 
   it('follows demand: 1 instance at night, 10 or 11 at the 14:00 peak, raised ahead of the morning ramp', async () => {
     const r = rig();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
     const at = (iso: string) => floor.capacities[(Date.parse(iso) - floor.startsAt) / 300_000]!;
     expect(at('2025-06-10T03:00:00Z')).toBe(1);
@@ -64,7 +63,7 @@ describe('a run writes the floor schedule', () => {
       engine: { x: 1 },
       pending: { y: 2 },
     });
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     expect(r.world.items.get('TARGET#chat-llm|STATE')).toMatchObject({
       version: 7,
       engine: { x: 1 },
@@ -74,7 +73,7 @@ describe('a run writes the floor schedule', () => {
 
   it('emits the band for the next hour: twelve steps of floor, p50 and p90', async () => {
     const r = rig();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const band = r.telemetry.bands.get('chat-llm')!;
     expect(band.map((p) => p.at)).toEqual(Array.from({ length: 12 }, (_, i) => ORIGIN + (i + 1) * 300_000));
     for (const p of band) expect(p.p90!).toBeGreaterThanOrEqual(p.p50!);
@@ -84,10 +83,10 @@ describe('a run writes the floor schedule', () => {
 describe('demand history', () => {
   it('is read with paged GetMetricData at five minutes and gives the same floor as one page', async () => {
     const one = rig();
-    await one.run(TICK, NOW);
+    await one.run(tickAt(NOW), NOW);
     const paged = rig();
     paged.world.pageSize = 500;
-    await paged.run(TICK, NOW);
+    await paged.run(tickAt(NOW), NOW);
     const calls = paged.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls.map((c) => c.NextToken)).toEqual([undefined, 'p1', 'p2', 'p3', 'p4']);
     expect(calls[0]).toMatchObject({
@@ -132,9 +131,9 @@ describe('demand history', () => {
     const r = rig();
     if (since === undefined) r.world.historySince.clear();
     else r.world.historySince.set('chat-llm-prod', since);
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes).toEqual([expect.objectContaining({ outcome: 'no-floor', reason })]);
-    expect(r.mocks.ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(stateUpdates(r)).toHaveLength(0);
     expect(sent(r.mocks.aas)).toEqual([]);
     const [outcome] = r.telemetry.outcomes;
     const said = describeOutcome(outcome!);
@@ -147,10 +146,10 @@ describe('demand history', () => {
 describe('refresh', () => {
   it('keeps a floor younger than refreshMinutes and reads no history for it', async () => {
     const r = rig(POLICY({ forecast: '{ requestsPerInstance: 100, refreshMinutes: 180, historyDays: 7 }' }));
-    await r.run(TICK, NOW - 60 * 60_000);
+    await r.run(tickAt(NOW - 60 * 60_000), NOW - 60 * 60_000);
     const first = r.floor('chat-llm');
     r.mocks.cw!.resetHistory();
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes).toEqual([
       { targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 60 * 60_000 },
     ]);
@@ -164,7 +163,7 @@ describe('scheduled actions', () => {
 
   it('puts one-time actions raising MinCapacity ahead of ramps within the next 24 h', async () => {
     const r = rig();
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     const actions = [...r.world.actions.values()];
     expect(actions.length).toBeGreaterThan(4);
     for (const a of actions) {
@@ -209,7 +208,7 @@ describe('scheduled actions', () => {
         ScheduledActionARN: `arn:${name}`,
         CreationTime: new Date(),
       });
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const deleted = r.mocks.aas
       .commandCalls(DeleteScheduledActionCommand)
       .map((c) => c.args[0].input.ScheduledActionName);
@@ -219,9 +218,9 @@ describe('scheduled actions', () => {
 
   it('a second run with the same forecast puts and removes nothing', async () => {
     const r = rig();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     r.mocks.aas.resetHistory();
-    await r.run(TICK, NOW + 60_000 * 60);
+    await r.run(tickAt(NOW + 60_000 * 60), NOW + 60_000 * 60);
     const again = sent(r.mocks.aas);
     expect(again.filter((c) => c === 'PutScheduledAction').length).toBeLessThanOrEqual(2);
     expect(again).toContain('DescribeScheduledActions');
@@ -244,7 +243,7 @@ describe('scheduled actions', () => {
       'governor-chat-llm-20250609T1700',
     ])
       r.world.actions.set(name, { ...base, ScheduledActionName: name, ScheduledActionARN: `arn:${name}` });
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'written',
       actions: { status: 'removed', removed: 2 },
@@ -276,7 +275,7 @@ describe('scheduled actions', () => {
   ])('writes the floor but no action for $case, and says why', async ({ setup, policy, actions, said }) => {
     const r = rig(policy);
     setup(r);
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({ outcome: 'written', actions });
     expect(r.mocks.aas.commandCalls(PutScheduledActionCommand)).toHaveLength(0);
     expect(r.floor('chat-llm')).toBeDefined();
@@ -297,8 +296,8 @@ describe('the measured lead time', () => {
 
   it('plans the floor over 14 minutes when 3 scale-outs took 13 (p90 13 + 1), read with the floor in one GetItem', async () => {
     const r = seeded();
-    const report = await r.run(TICK, NOW);
-    expect(sent(r.mocks.ddb)).toEqual(['Get', 'Update']);
+    const report = await r.run(tickAt(NOW), NOW);
+    expect(sentToState(r)).toEqual(['Get', 'Update']);
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'written',
       lead: { minutes: 14, configuredMinutes: 10, samples: 3, source: 'measured', previousMinutes: null },
@@ -317,9 +316,9 @@ describe('the measured lead time', () => {
 
   it('plans a higher floor over the measured lead than over the configured one, never a lower one', async () => {
     const configured = rig();
-    await configured.run(TICK, NOW);
+    await configured.run(tickAt(NOW), NOW);
     const measured = seeded();
-    await measured.run(TICK, NOW);
+    await measured.run(tickAt(NOW), NOW);
     const a = configured.floor('chat-llm')!.capacities;
     const b = measured.floor('chat-llm')!.capacities;
     expect(b.every((c, i) => c >= a[i]!)).toBe(true);
@@ -329,7 +328,7 @@ describe('the measured lead time', () => {
   it('says when the lead moved since the stored floor, and why', async () => {
     const { leadTimesSfn, ...twoSamples } = eventFile('state/lead-times');
     const r = seeded(twoSamples);
-    await r.run(TICK, NOW - 2 * 60 * 60_000); // two hours ago: 2 scale-outs measured, too few
+    await r.run(tickAt(NOW - 2 * 60 * 60_000), NOW - 2 * 60 * 60_000); // two hours ago: 2 scale-outs measured, too few
     expect(r.telemetry.outcomes[0]).toMatchObject({
       lead: { minutes: 10, samples: 2, source: 'configured' },
     });
@@ -337,7 +336,7 @@ describe('the measured lead time', () => {
       '; lead time 10 min (configured): 2 measured scale-outs, fewer than the 3 needed; ',
     );
     r.world.items.get('TARGET#chat-llm|STATE')!.leadTimesSfn = leadTimesSfn; // the state machine measured a third
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(describeOutcome(report.outcomes[0]!).message).toContain(
       '; lead time 14 min: p90 of 3 measured scale-outs is 13.0 min + 1 min metric delay, above the configured 10 (moved from 10 min); ',
     );
@@ -348,8 +347,8 @@ describe('the measured lead time', () => {
       undefined,
       POLICY({ forecast: '{ requestsPerInstance: 100, refreshMinutes: 180, historyDays: 7 }' }),
     );
-    await r.run(TICK, NOW - 60 * 60_000);
-    const report = await r.run(TICK, NOW);
+    await r.run(tickAt(NOW - 60 * 60_000), NOW - 60 * 60_000);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes).toEqual([
       { targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 60 * 60_000 },
     ]);
@@ -357,7 +356,7 @@ describe('the measured lead time', () => {
 
   it('sets a malformed leadTimes aside with a warning and measures with what is left', async () => {
     const r = seeded({ ...eventFile('state/lead-times'), leadTimes: 'garbage' });
-    const report = await r.run(TICK, NOW);
+    const report = await r.run(tickAt(NOW), NOW);
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'written',
       lead: { minutes: 10, samples: 2, source: 'configured' },
@@ -392,7 +391,7 @@ describe('failures', () => {
           ? Promise.reject(Object.assign(new Error('User is not authorized'), { name: 'AccessDenied' }))
           : real.demand(region, queries, window),
     };
-    await expect(r.run(TICK, NOW)).rejects.toThrow(
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(
       'forecast failed for 1 of 2 targets: chat-eu (see the log)',
     );
     expect(r.floor('chat-llm')).toBeDefined();
@@ -406,7 +405,7 @@ describe('failures', () => {
 
   it('an invalid policy fails before any metric is read, one line per problem', async () => {
     const r = rig('version: 1\ntargets: []\n');
-    await expect(r.run(TICK, NOW)).rejects.toThrow(
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(
       /no valid policy in \/governor\/policy: targets needs at least one target/,
     );
     expect(r.telemetry.lines).toEqual([
@@ -418,7 +417,7 @@ describe('failures', () => {
   it('a missing policy parameter says to create it', async () => {
     const r = rig();
     r.world.parameters.clear();
-    await expect(r.run(TICK, NOW)).rejects.toThrow(
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(
       'policy parameter /governor/policy does not exist: create it with the policy YAML',
     );
   });

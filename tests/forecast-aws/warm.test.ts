@@ -7,7 +7,7 @@
 import { PutWarmPoolCommand } from '@aws-sdk/client-auto-scaling';
 import { describe, expect, it } from 'vitest';
 import { warmPoolChange, warmPoolSettingFrom } from '#shared/aws/warm-pools.ts';
-import { CONFIG, NOW, POLICY, rig, sent, TICK } from './fakes.ts';
+import { CONFIG, NOW, POLICY, rig, sent, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;
 
@@ -39,7 +39,7 @@ const written = (r: ReturnType<typeof rig>) => {
 describe('warm capacity of the kind the target can keep', () => {
   it('sets an Auto Scaling group warm pool to an absolute size: MinSize = MaxGroupPreparedCapacity, Stopped', async () => {
     const r = groupRig();
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const warm = written(r).warm!;
     expect(warm).toMatchObject({ kind: 'warm-pool', status: 'resized' });
     expect(warm.size).toBeGreaterThan(0);
@@ -56,7 +56,7 @@ describe('warm capacity of the kind the target can keep', () => {
 
   it('sends no PutWarmPool when the pool already has the planned size, and keeps its state and reuse policy', async () => {
     const first = groupRig();
-    await first.run(TICK, NOW);
+    await first.run(tickAt(NOW), NOW);
     const size = written(first).warm!.size;
     const r = groupRig();
     r.world.warmPools.set('gpu-asg', {
@@ -65,7 +65,7 @@ describe('warm capacity of the kind the target can keep', () => {
       PoolState: 'Hibernated',
       InstanceReusePolicy: { ReuseOnScaleIn: true },
     });
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     expect(written(r).warm).toMatchObject({ kind: 'warm-pool', status: 'unchanged', size });
     expect(sent(r.mocks.asg)).toEqual(['DescribeWarmPool']);
   });
@@ -75,7 +75,7 @@ describe('warm capacity of the kind the target can keep', () => {
     r.mocks.asg
       .on(PutWarmPoolCommand)
       .rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
-    await expect(r.run(TICK, NOW)).rejects.toThrow(/forecast failed for 1 of 1 targets: gpu-pool/);
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(/forecast failed for 1 of 1 targets: gpu-pool/);
     expect(r.floor('gpu-pool')).toBeDefined();
     expect(written(r).warm).toMatchObject({
       status: 'failed',
@@ -85,9 +85,9 @@ describe('warm capacity of the kind the target can keep', () => {
 
   it('keeps standby in service on SageMaker, which has no warm pool: added to every step of the floor', async () => {
     const plain = rig();
-    await plain.run(TICK, NOW);
+    await plain.run(tickAt(NOW), NOW);
     const r = rig(POLICY({ extra: '    warmPool: { minSize: 2, maxSize: 4 }' }));
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     const warm = written(r).warm!;
     expect(warm).toMatchObject({ kind: 'standby', size: 2 });
     expect(warm.message).toMatch(/^keep 2 standby in service \(no warm pool on SageMaker\)/);
@@ -114,23 +114,29 @@ describe('shadow mode and the kill switch withhold what changes capacity', () =>
     return r;
   };
 
-  it.each([
-    { case: 'shadow mode', config: { GOVERNOR_MODE: 'shadow' as const }, kill: undefined, why: 'shadow' },
-    { case: 'the kill switch on', config: {}, kill: ' ON\n', why: 'kill-switch' },
-  ])(
-    '$case: the floor is written, no scheduled action put, Governor’s earlier ones removed',
-    async ({ config, kill, why }) => {
-      const r = withOldAction(rig(POLICY(), {}, config));
-      if (kill) r.world.parameters.set(CONFIG.KILL_SWITCH_PARAMETER_NAME, kill);
-      await r.run(TICK, NOW);
-      expect(r.floor('chat-llm')).toBeDefined();
-      const o = written(r);
-      expect(o.actions).toMatchObject({ status: 'withheld', why, removed: 1 });
-      expect((o.actions as { planned: number }).planned).toBeGreaterThan(0);
-      expect(sent(r.mocks.aas)).not.toContain('PutScheduledAction');
-      expect(r.world.actions.size).toBe(0);
-    },
-  );
+  it('shadow mode: the floor is written, no scheduled action put, Governor’s earlier ones removed', async () => {
+    const r = withOldAction(rig(POLICY(), {}, { GOVERNOR_MODE: 'shadow' }));
+    await r.run(tickAt(NOW), NOW);
+    expect(r.floor('chat-llm')).toBeDefined();
+    const o = written(r);
+    expect(o.actions).toMatchObject({ status: 'withheld', why: 'shadow', removed: 1 });
+    expect((o.actions as { planned: number }).planned).toBeGreaterThan(0);
+    expect(sent(r.mocks.aas)).not.toContain('PutScheduledAction');
+    expect(r.world.actions.size).toBe(0);
+  });
+
+  it('the kill switch on: the floor is written, and no scheduled action is put or deleted', async () => {
+    const r = withOldAction(rig());
+    r.world.parameters.set(CONFIG.KILL_SWITCH_PARAMETER_NAME, ' ON\n');
+    await r.run(tickAt(NOW), NOW);
+    expect(r.floor('chat-llm')).toBeDefined();
+    const o = written(r);
+    expect(o.actions).toMatchObject({ status: 'withheld', why: 'kill-switch', removed: 0 });
+    expect((o.actions as { planned: number }).planned).toBeGreaterThan(0);
+    expect(sent(r.mocks.aas)).not.toContain('PutScheduledAction');
+    expect(sent(r.mocks.aas)).not.toContain('DeleteScheduledAction');
+    expect([...r.world.actions.keys()]).toEqual(['governor-chat-llm-20250608T1400']);
+  });
 
   it('an unreadable kill switch counts as on (fail safe) and says so', async () => {
     const r = rig();
@@ -139,17 +145,18 @@ describe('shadow mode and the kill switch withhold what changes capacity', () =>
         throw Object.assign(new Error('denied'), { name: 'AccessDeniedException' });
       return { Parameter: { Name: input.Name, Value: r.world.parameters.get(input.Name) } };
     });
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     expect(written(r).actions).toMatchObject({ status: 'withheld', why: 'kill-switch' });
     expect(r.telemetry.lines).toContainEqual({
       level: 'error',
-      message: 'cannot read the kill switch: treating it as on, no scheduled action or warm pool',
+      message:
+        'the kill switch cannot be read (AccessDeniedException: denied): it counts as on, nothing is changed: no scheduled action is put or deleted, no warm pool resized',
     });
   });
 
   it('shadow mode sizes a group warm pool but sends no PutWarmPool', async () => {
     const r = groupRig({ GOVERNOR_MODE: 'shadow' });
-    await r.run(TICK, NOW);
+    await r.run(tickAt(NOW), NOW);
     expect(written(r).warm).toMatchObject({ kind: 'warm-pool', status: 'withheld', detail: 'shadow' });
     expect(sent(r.mocks.asg)).toEqual([]);
   });

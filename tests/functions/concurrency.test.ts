@@ -95,7 +95,17 @@ async function race(policyTarget: Record<string, unknown>) {
   );
   const reports = await Promise.all(
     evaluators.map((evaluate, i) =>
-      evaluate({ 'detail-type': 'Scheduled Event', id: `tick-${i}`, time: '2025-06-02T12:00:00Z' }, NOW + i),
+      evaluate(
+        {
+          'detail-type': 'Scheduled Event',
+          source: 'aws.scheduler',
+          account: '123456789012',
+          region: 'us-east-1',
+          id: `tick-${i}`,
+          time: '2025-06-02T12:00:00Z',
+        },
+        NOW + i,
+      ),
     ),
   );
   const records = reports.flatMap((r) => r.records);

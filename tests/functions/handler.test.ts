@@ -3,6 +3,7 @@
  * variable), middy with Powertools, a summary returned, EMF metrics with the documented
  * dimension sets written to stdout.
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CONFIG, EXAMPLE_POLICY, eventFile, harness } from './harness.ts';
 
@@ -96,6 +97,39 @@ describe('the evaluate Lambda handler', () => {
       service: 'governor',
       record: { targetId: 'chat-llm' },
     });
+  });
+
+  it('refuses a tick from another account than its own (from invokedFunctionArn), with no AWS call', async () => {
+    const h = harness();
+    const tick = {
+      ...(eventFile('scheduler-tick') as object),
+      time: new Date().toISOString(),
+      account: '999999999999',
+    };
+    const { handler } = await import('#functions/evaluate/handler.ts');
+    expect(await handler(tick, context)).toMatchObject({ ignored: 'ForeignAccount', decisions: [] });
+    expect(h.takeCalls()).toEqual([]);
+    expect(emf().map((e) => e._aws.CloudWatchMetrics[0])).toContainEqual({
+      Namespace: 'Governor',
+      Dimensions: [['service']],
+      Metrics: [{ Name: 'ForeignEvents', Unit: 'Count' }],
+    });
+  });
+
+  it('a decision record the table refuses emits AuditWriteFailures (the alarm reads it) and is named in the summary', async () => {
+    const h = harness();
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, EXAMPLE_POLICY);
+    h.mocks.ddb.on(PutCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
+    const tick = { ...(eventFile('scheduler-tick') as object), time: new Date().toISOString() };
+    const { handler } = await import('#functions/evaluate/handler.ts');
+    const summary = await handler(tick, context);
+    expect(summary).toMatchObject({ auditWriteFailures: ['chat-llm'], deadlineSkipped: [] });
+    expect(emf().map((e) => e._aws.CloudWatchMetrics[0])).toContainEqual({
+      Namespace: 'Governor',
+      Dimensions: [['service']],
+      Metrics: [{ Name: 'AuditWriteFailures', Unit: 'Count' }],
+    });
+    expect(output.some((l) => l.includes('AuditWriteFailed: the decision record'))).toBe(true);
   });
 
   it('a policy load failure emits PolicyLoadFailures with the service dimension', async () => {

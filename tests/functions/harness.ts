@@ -26,7 +26,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MetadataBearer } from '@smithy/types';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
-import { createEvaluator, type EvaluatorDeps } from '#functions/evaluate/evaluate.ts';
+import { createEvaluator, type EvaluatorDeps, type Invocation } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
@@ -128,7 +128,11 @@ export function fakeGroup(
 }
 
 export interface Harness {
-  evaluate: (raw: unknown, now: number) => ReturnType<ReturnType<typeof createEvaluator>>;
+  evaluate: (
+    raw: unknown,
+    now: number,
+    invocation?: Invocation,
+  ) => ReturnType<ReturnType<typeof createEvaluator>>;
   /** Every SDK call since the last take, in order, as "Service.Command". */
   takeCalls: () => string[];
   mocks: {

@@ -25,7 +25,12 @@ import { createForecaster } from '#functions/forecast/run.ts';
 import type { HistoryPort } from '#shared/aws/demand-history.ts';
 import type { StoredForecastInputs } from '#shared/aws/forecast-store.ts';
 import { ForecastFloorSchema } from '#shared/control/state.ts';
-import { captureForecastTelemetry, dailyDemand, CONFIG as FORECAST_CONFIG } from '../forecast-aws/fakes.ts';
+import {
+  captureForecastTelemetry,
+  dailyDemand,
+  CONFIG as FORECAST_CONFIG,
+  tickAt as forecastTickAt,
+} from '../forecast-aws/fakes.ts';
 import { CONFIG, eventFile, harness } from './harness.ts';
 
 const MIN = 60_000;
@@ -175,6 +180,8 @@ describe('three scale-outs of 13 minutes, then the hourly forecast and the next 
         const item = w.h.table.items.get(`TARGET#${id}|STATE`)!;
         item.forecastFloor = structuredClone(attributes.forecastFloor);
       },
+      claimTick: async () => ({ claimed: true as const }),
+      finishTick: async () => {},
     };
     const history: HistoryPort = {
       demand: async (_region, queries, window) =>
@@ -221,7 +228,7 @@ describe('three scale-outs of 13 minutes, then the hourly forecast and the next 
 
   it('make the next forecast run plan the floor over 14 minutes (p90 13 + 1), and say why', async () => {
     const run = createForecaster({ config: FORECAST_CONFIG, ports: ports(), telemetry });
-    const report = await run(eventFile('forecast-tick'), forecastAt);
+    const report = await run(forecastTickAt(forecastAt), forecastAt);
     expect(report.outcomes[0]).toMatchObject({
       outcome: 'written',
       lead: {

@@ -6,7 +6,6 @@
 import {
   DescribeScalableTargetsCommand,
   DescribeScalingPoliciesCommand,
-  RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
 import {
   DescribePoliciesCommand,
@@ -132,6 +131,8 @@ describe('a replayed sequence of events', () => {
       requestedAt: '2025-06-02T12:00:30.000Z',
       // AUDIT_TTL_DAYS (30) after the request, in epoch seconds: the outcome item's TTL.
       expiresAt: Date.parse('2025-07-02T12:00:30Z') / 1000,
+      // The kill switch's raw value judged off: the state machine goes on only while it still reads this.
+      killSwitchValue: 'off',
     });
     expect(h.mocks.sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input.name).toBe('d1');
     expect(alarm).toMatchObject({
@@ -212,7 +213,6 @@ describe('one storm tick under each condition', () => {
     h.mocks.aas
       .on(DescribeScalingPoliciesCommand)
       .resolves({ ScalingPolicies: [{ PolicyName: 'chat-tt' } as never] });
-    h.mocks.aas.on(RegisterScalableTargetCommand).resolves({});
   };
 
   it.each([
@@ -263,7 +263,7 @@ describe('one storm tick under each condition', () => {
       outcome: 'refused',
     },
     {
-      case: 'with onConflictingScaler suspend, dynamic scaling is suspended after the claim and before the start',
+      case: 'with onConflictingScaler suspend, the execution is asked to suspend dynamic scaling: the evaluator changes nothing on SageMaker itself',
       setup: () => {
         const h = harness();
         withPolicies(h);
@@ -278,7 +278,6 @@ describe('one storm tick under each condition', () => {
         'ApplicationAutoScaling.DescribeScalingPolicies',
         'DynamoDB.Get',
         'DynamoDB.Update',
-        'ApplicationAutoScaling.RegisterScalableTarget',
         'StepFunctions.StartExecution',
         'DynamoDB.Put',
       ],
@@ -321,6 +320,44 @@ describe('one storm tick under each condition', () => {
     const report = await h.evaluate(tick, NOW);
     expect(h.takeCalls()).toEqual(calls);
     expect(report.records.map((r) => r.outcome)).toEqual([outcome]);
+  });
+
+  it('with onConflictingScaler suspend, the start names the scalable target the execution suspends before the change, and the record says so', async () => {
+    const h = harness();
+    withPolicies(h);
+    h.parameters.set(
+      CONFIG.POLICY_PARAMETER_NAME,
+      REPLAY_POLICY.replace('    damping:', '    onConflictingScaler: suspend\n    damping:'),
+    );
+    Object.assign(h.metricValues, STORM);
+    const [record] = (await h.evaluate(tick, NOW)).records;
+    const input = JSON.parse(String(h.mocks.sfn.commandCalls(StartExecutionCommand)[0]!.args[0].input.input));
+    expect(input.suspend).toEqual({
+      resourceId: 'endpoint/chat-llm-prod/variant/AllTraffic',
+      scalableDimension: 'sagemaker:variant:DesiredInstanceCount',
+    });
+    expect(record).toMatchObject({
+      outcome: 'started',
+      suspended: 'endpoint/chat-llm-prod/variant/AllTraffic',
+    });
+    expect(record?.detail).toContain(
+      'it suspends the Application Auto Scaling policies on endpoint/chat-llm-prod/variant/AllTraffic first',
+    );
+  });
+
+  it('with onConflictingScaler suspend, a hold suspends nothing and says the other scaler runs until the first change', async () => {
+    const h = harness();
+    withPolicies(h);
+    h.parameters.set(
+      CONFIG.POLICY_PARAMETER_NAME,
+      REPLAY_POLICY.replace('    damping:', '    onConflictingScaler: suspend\n    damping:'),
+    );
+    const [record] = (await h.evaluate(tick, NOW)).records;
+    expect(record).toMatchObject({ outcome: 'held', suspended: null });
+    expect(record?.detail).toContain(
+      "stay active until Governor's first change, which the scale-target state machine makes after suspending them",
+    );
+    expect(h.mocks.sfn.commandCalls(StartExecutionCommand)).toEqual([]);
   });
 
   it('a failed start leaves the engine state as it was before the decision', async () => {

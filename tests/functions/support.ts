@@ -1,6 +1,6 @@
 /** Shared by the evaluate tests: configuration, fixtures and a telemetry that captures. No mocks here. */
 import { readFileSync } from 'node:fs';
-import type { Telemetry } from '#functions/evaluate/telemetry.ts';
+import type { ControlMetric, Telemetry } from '#functions/evaluate/telemetry.ts';
 import { type Config, parseConfig } from '#shared/control/config.ts';
 import type { DecisionRecord } from '#shared/control/records.ts';
 
@@ -26,6 +26,8 @@ export interface CapturedTelemetry extends Telemetry {
   decisions: DecisionRecord[];
   policyFailures: string[][];
   successes: number;
+  /** The control-plane counters added up (AuditWriteFailures, DeadlineSkips, ForeignEvents). */
+  counts: Partial<Record<ControlMetric, number>>;
 }
 
 export function captureTelemetry(): CapturedTelemetry {
@@ -34,6 +36,7 @@ export function captureTelemetry(): CapturedTelemetry {
     decisions: [],
     policyFailures: [],
     successes: 0,
+    counts: {},
     info: (message) => t.lines.push({ level: 'info', message }),
     warn: (message) => t.lines.push({ level: 'warn', message }),
     error: (message) => t.lines.push({ level: 'error', message }),
@@ -41,6 +44,9 @@ export function captureTelemetry(): CapturedTelemetry {
     policyLoadFailure: (problems) => t.policyFailures.push(problems),
     invocationSucceeded: () => {
       t.successes++;
+    },
+    count: (metric, value) => {
+      t.counts[metric] = (t.counts[metric] ?? 0) + value;
     },
   };
   return t;

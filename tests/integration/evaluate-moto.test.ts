@@ -48,11 +48,22 @@ import {
   putStringParameter,
   putVariantMinute,
   startMoto,
+  TEST_ACCOUNT,
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../support/moto.ts';
 
 const gate = motoGate();
+
+/** The schedule's tick as the template's Input sends it (source, account and region are checked). */
+const tickEvent = (id: string, time: string) => ({
+  'detail-type': 'Scheduled Event',
+  source: 'aws.scheduler',
+  account: TEST_ACCOUNT,
+  region: TEST_REGION,
+  id,
+  time,
+});
 
 const policyYaml = (endpoints: string[]) => `version: 1
 targets:
@@ -155,10 +166,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
       ?.DesiredInstanceCount;
 
   it('a tick scales chat-a from 2 to 5 instances (250 a minute per instance against 100) and refuses chat-b, which another scaler owns', async () => {
-    const report = await evaluate(
-      { 'detail-type': 'Scheduled Event', id: 'tick-1', time: new Date(now).toISOString() },
-      now,
-    );
+    const report = await evaluate(tickEvent('tick-1', new Date(now).toISOString()), now);
     expect(report.records.map((r) => [r.targetId, r.outcome, r.decision?.desiredCapacity])).toEqual([
       ['chat-a', 'started', 5],
       ['chat-b', 'refused', 5],
@@ -194,10 +202,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
     const cw = new CloudWatchClient(awsTestConfig(moto.endpoint));
     await putVariantMinute(cw, 'chat-a', minute, { invocationsPerInstance: 95, gpuUtilization: 68 });
     const next = now + 60_000;
-    const report = await evaluate(
-      { 'detail-type': 'Scheduled Event', id: 'tick-2', time: new Date(next).toISOString() },
-      next,
-    );
+    const report = await evaluate(tickEvent('tick-2', new Date(next).toISOString()), next);
     expect(report.records[0]).toMatchObject({
       outcome: 'held',
       decision: { action: 'hold', reasons: ['WithinBand'] },
@@ -208,7 +213,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
   it('governor invoke --shadow against moto prints the decisions and writes nothing', async () => {
     const at = new Date(now + 120_000).toISOString();
     const file = join(mkdtempSync(join(tmpdir(), 'governor-moto-')), 'tick.json');
-    writeFileSync(file, JSON.stringify({ 'detail-type': 'Scheduled Event', id: 'cli-tick', time: at }));
+    writeFileSync(file, JSON.stringify(tickEvent('cli-tick', at)));
     vi.stubEnv('AWS_ENDPOINT_URL', moto.endpoint);
     const out: string[] = [];
     const err: string[] = [];
@@ -304,10 +309,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto, with groups tha
       .AutoScalingGroups?.[0];
 
   it('suspends AlarmNotification on batch-a and sets it from 2 to 3 (ceil(2 x 95 / 70)); refuses batch-b, naming its policy', async () => {
-    const report = await evaluate(
-      { 'detail-type': 'Scheduled Event', id: 'tick-1', time: new Date(now).toISOString() },
-      now,
-    );
+    const report = await evaluate(tickEvent('tick-1', new Date(now).toISOString()), now);
     expect(
       report.records.map((r) => [r.targetId, r.outcome, r.decision?.desiredCapacity, r.suspended]),
     ).toEqual([
@@ -326,10 +328,7 @@ describe.skipIf(!gate.available)('the evaluate function on moto, with groups tha
   it('the next tick finds batch-a suspended: no conflict, no second suspension, and it acts on the storm again', async () => {
     // moto puts the 3 instances in service at once, still at 95 %: ceil(3 x 95 / 70) = 5.
     const next = now + 60_000;
-    const report = await evaluate(
-      { 'detail-type': 'Scheduled Event', id: 'tick-2', time: new Date(next).toISOString() },
-      next,
-    );
+    const report = await evaluate(tickEvent('tick-2', new Date(next).toISOString()), next);
     expect(report.records[0]).toMatchObject({
       targetId: 'batch-a',
       outcome: 'applied',

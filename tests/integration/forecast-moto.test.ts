@@ -114,6 +114,8 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
     await createStateTable(new DynamoDBClient(config), TABLE);
     doc = DynamoDBDocumentClient.from(new DynamoDBClient(config));
     await putStringParameter(new SSMClient(config), POLICY_NAME, POLICY);
+    // Only "off" lets the function write scheduled actions (a missing switch counts as on).
+    await putStringParameter(new SSMClient(config), '/governor/kill-switch', 'off');
     await createDemoEndpoint(new SageMakerClient(config), 'chat-llm-prod', 2);
     aas = new ApplicationAutoScalingClient(config);
     const target = {
@@ -156,6 +158,7 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
         STATE_TABLE_NAME: TABLE,
         KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
         GOVERNOR_MODE: 'active',
+        MAX_TICK_AGE_SECONDS: 600,
         AWS_REGION: TEST_REGION,
       },
       ports: awsForecastPorts(clients, TABLE),

@@ -97,6 +97,7 @@ describe.skipIf(!gate.available)('the measured lead time on moto', () => {
         STATE_TABLE_NAME: TABLE,
         KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
         GOVERNOR_MODE: 'active',
+        MAX_TICK_AGE_SECONDS: 600,
         AWS_REGION: TEST_REGION,
       },
       ports: awsForecastPorts(clients, TABLE),

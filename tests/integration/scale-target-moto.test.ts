@@ -1,7 +1,8 @@
 /**
  * The scale-target state machine executed by moto's Step Functions engine, whose aws-sdk and
- * DynamoDB integrations call moto's own SageMaker and DynamoDB (the outcome item, and for a
- * verified scale-out the lead-time sample appended to the state item's leadTimesSfn): the ASL exactly as deployed
+ * DynamoDB integrations call moto's own SageMaker and DynamoDB (the generation check's GetItem of
+ * the state item, the outcome item, and for a verified scale-out the lead-time sample appended
+ * to the state item's leadTimesSfn): the ASL exactly as deployed
  * (placeholders substituted as DefinitionSubstitutions would), the input exactly as the evaluate
  * function builds it (scaleTargetInput).
  *
@@ -25,7 +26,7 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaleTargetInput } from '#shared/control/records.ts';
 import { substitute } from '#shared/deploy/asl.ts';
@@ -80,10 +81,14 @@ interface Case {
   instances: number;
   target: TargetPolicy;
   desired: number;
-  /** The kill switch parameter's value; null: the parameter does not exist (off). */
+  /** The kill switch parameter's value now; null: the parameter does not exist (on). */
   killSwitch: string | null;
+  /** The value the evaluator judged off when it decided (the input's killSwitchValue). */
+  judged: string;
+  /** The decision the state item says is pending: this execution's, a newer one, or none. */
+  pending: 'this' | 'newer' | null;
   status: 'SUCCEEDED' | 'FAILED';
-  outcome: 'applied' | 'failed' | 'killed';
+  outcome: 'applied' | 'failed' | 'killed' | 'superseded';
   capacityAfter: number;
   /** Lead-time samples appended to the state item's leadTimesSfn (a verified scale-out only). */
   leadSamples: number;
@@ -97,6 +102,8 @@ const CASES: Case[] = [
     target: variantTarget('chat-llm-prod'),
     desired: 3,
     killSwitch: 'off',
+    judged: 'off',
+    pending: 'this',
     status: 'SUCCEEDED',
     outcome: 'applied',
     capacityAfter: 3,
@@ -108,7 +115,10 @@ const CASES: Case[] = [
     instances: 2,
     target: variantTarget('chat-llm-eu', 'Blue'),
     desired: 5,
-    killSwitch: null,
+    // Judged off by the evaluator as written (" OFF\n"): moto compares it raw, as AWS does.
+    killSwitch: ' OFF\n',
+    judged: ' OFF\n',
+    pending: 'this',
     status: 'FAILED',
     outcome: 'failed',
     capacityAfter: 2,
@@ -121,14 +131,36 @@ const CASES: Case[] = [
     target: variantTarget('chat-llm-de'),
     desired: 6,
     killSwitch: 'on',
+    judged: 'off',
+    pending: 'this',
     status: 'SUCCEEDED',
     outcome: 'killed',
     capacityAfter: 2,
     leadSamples: 0,
   },
+  {
+    case: 'leaves the variant alone when a newer decision has claimed the target (the generation check)',
+    region: 'us-west-2',
+    instances: 2,
+    target: variantTarget('chat-llm-or'),
+    desired: 4,
+    killSwitch: 'off',
+    judged: 'off',
+    pending: 'newer',
+    status: 'SUCCEEDED',
+    outcome: 'superseded',
+    capacityAfter: 2,
+    leadSamples: 0,
+  },
 ];
 
-const DETAIL = { applied: /^CapacityVerified: /, failed: /^ActionFailed: .*Blue/, killed: /^KillSwitch: / };
+const DETAIL = {
+  applied: /^CapacityVerified: /,
+  failed: /^ActionFailed: .*Blue/,
+  killed: /^KillSwitch: /,
+  superseded:
+    /^Superseded: decision 20250602T120100000Z-00000002 has claimed target chat-llm-or since this one/,
+};
 
 async function finished(sfn: SFNClient, executionArn: string): Promise<DescribeExecutionCommandOutput> {
   // About 3 s on an idle machine: moto builds a boto3 client for every Task it runs.
@@ -168,9 +200,26 @@ describe.skipIf(!gate.available)('the scale-target state machine on moto', () =>
 
     const decisionId = `20250602T120000000Z-${c.region.replace(/-/g, '')}`;
     const input = {
-      ...scaleTargetInput(c.target, decisionId, c.desired, c.instances, '2025-06-02T12:00:00.000Z'),
+      ...scaleTargetInput(c.target, decisionId, c.desired, c.instances, '2025-06-02T12:00:00.000Z', 30, {
+        killSwitchValue: c.judged,
+      }),
       expiresAt: EXPIRES_AT,
     };
+    // The evaluator's claim: the state item names the change it is waiting for.
+    if (c.pending !== null) {
+      const owner = c.pending === 'this' ? decisionId : '20250602T120100000Z-00000002';
+      await DynamoDBDocumentClient.from(ddb).send(
+        new PutCommand({
+          TableName: TABLE,
+          Item: {
+            pk: `TARGET#${c.target.id}`,
+            sk: 'STATE',
+            version: 1,
+            pending: { decisionId: owner, desiredCapacity: c.desired, previousCapacity: c.instances, at: 0 },
+          },
+        }),
+      );
+    }
     const { executionArn } = await sfn.send(
       new StartExecutionCommand({ stateMachineArn, name: decisionId, input: JSON.stringify(input) }),
     );

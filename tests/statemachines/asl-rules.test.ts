@@ -29,9 +29,11 @@ describe('the definitions in statemachines/', () => {
     expect(checkDefinition(load(file))).toEqual([]);
   });
 
-  it('scale-target needs exactly the SageMaker, SSM, DynamoDB and CloudWatch calls it makes', () => {
+  it('scale-target needs exactly the SageMaker, SSM, DynamoDB, CloudWatch and scaler-suspending calls it makes', () => {
     expect([...actionsNeeded(load('statemachines/scale-target.asl.json')).keys()].sort()).toEqual([
+      'application-autoscaling:RegisterScalableTarget',
       'cloudwatch:PutMetricData',
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'sagemaker:DescribeEndpoint',
@@ -132,6 +134,19 @@ describe('each rule catches what it names', () => {
       case: 'a transition to a missing state',
       breakIt: (m: Machine) => (task(m).Next = 'Nowhere'),
       expected: /definition/,
+    },
+    {
+      case: 'IsPresent: false, which aws-local-stepfunctions never matches (AWS does)',
+      breakIt: (m: Machine) => {
+        task(m).Next = 'Is the error there?';
+        delete task(m).End;
+        (m.States as Record<string, unknown>)['Is the error there?'] = {
+          Type: 'Choice',
+          Choices: [{ And: [{ Variable: '$.error', IsPresent: false }], Next: 'Stop on a failure' }],
+          Default: 'Stop on a failure',
+        };
+      },
+      expected: /Is the error there\?: IsPresent: false on \$\.error: write Not: \{ IsPresent: true \}/,
     },
   ])('flags $case', ({ breakIt, expected }) => {
     const m = base() as Machine;

@@ -31,7 +31,9 @@ export function awsError(name: string, message: string): Error {
   return error;
 }
 
-type Answer = Record<string, unknown> | Error;
+type Value = Record<string, unknown> | Error;
+/** An answer, or a function of the Task's input and the execution's input that gives one (may wait). */
+type Answer = Value | ((task: unknown, execution: Record<string, unknown>) => Value | Promise<Value>);
 
 /** A scripted API: answers in order, the last one repeating. */
 export class Script {
@@ -40,9 +42,10 @@ export class Script {
   constructor(...answers: Answer[]) {
     this.answers = answers.length > 0 ? answers : [{}];
   }
-  answer(input: unknown): Record<string, unknown> {
+  async answer(input: unknown, execution: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.calls.push(input);
-    const next = this.answers[Math.min(this.calls.length - 1, this.answers.length - 1)]!;
+    const scripted = this.answers[Math.min(this.calls.length - 1, this.answers.length - 1)]!;
+    const next = typeof scripted === 'function' ? await scripted(input, execution) : scripted;
     if (next instanceof Error) throw next;
     return structuredClone(next);
   }
@@ -54,6 +57,9 @@ export interface FakeAws {
   updateEndpointWeightsAndCapacities: Script;
   describeInferenceComponent: Script;
   updateInferenceComponentRuntimeConfig: Script;
+  /** The generation check: the target's state item (by default waiting for this execution's decision). */
+  getItem: Script;
+  registerScalableTarget: Script;
   putItem: Script;
   updateItem: Script;
   putMetricData: Script;
@@ -65,11 +71,34 @@ export const fakeAws = (overrides: Partial<FakeAws> = {}): FakeAws => ({
   updateEndpointWeightsAndCapacities: new Script({}),
   describeInferenceComponent: new Script(component('InService', 1)),
   updateInferenceComponentRuntimeConfig: new Script({}),
+  getItem: new Script(waitingFor()),
+  registerScalableTarget: new Script({}),
   putItem: new Script({}),
   updateItem: new Script({}),
   putMetricData: new Script({}),
   ...overrides,
 });
+
+/**
+ * A GetItem answer for the target's state item, as the dynamodb:getItem integration returns it:
+ * its pending change was started by decision `id` (the execution's own when omitted), or, with
+ * null, no change is pending.
+ */
+export function waitingFor(id?: string | null) {
+  return (_task: unknown, execution: Record<string, unknown>): Record<string, unknown> =>
+    id === null
+      ? { Item: { pk: { S: 'TARGET#x' }, sk: { S: 'STATE' } } }
+      : {
+          Item: {
+            pending: {
+              M: {
+                decisionId: { S: id ?? String(execution.decisionId) },
+                desiredCapacity: { N: String(execution.desiredCapacity) },
+              },
+            },
+          },
+        };
+}
 
 /** A GetParameters answer for the kill switch: its value, or null when the parameter does not exist. */
 export function killSwitch(value: string | null): Record<string, unknown> {
@@ -113,6 +142,7 @@ export const variantInput = (extra: Record<string, unknown> = {}) => ({
   previousCapacity: 1,
   requestedAt: '2025-06-01T12:00:00.000Z',
   expiresAt: 1751371200,
+  killSwitchValue: 'off',
   ...extra,
 });
 
@@ -126,6 +156,7 @@ export const componentInput = (extra: Record<string, unknown> = {}) => ({
   previousCapacity: 2,
   requestedAt: '2025-06-01T12:00:00.000Z',
   expiresAt: 1751371200,
+  killSwitchValue: 'off',
   ...extra,
 });
 
@@ -166,7 +197,7 @@ export async function run(input: Record<string, unknown>, aws: FakeAws): Promise
       const method = methodOf(String(state.Resource));
       if (!(method in aws))
         throw new Error(`harness: no fake for ${String(state.Resource)} (state "${name}")`);
-      handlers[name] = async (taskInput) => aws[method].answer(taskInput) as never;
+      handlers[name] = async (taskInput) => (await aws[method].answer(taskInput, input)) as never;
       retries[name] = 0;
     }
     if (state.Type === 'Wait') waits[name] = 0;

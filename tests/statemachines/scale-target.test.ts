@@ -310,34 +310,9 @@ describe('a change SageMaker refuses because another change got there first', ()
   });
 });
 
+// Every value of the switch, and the generation check, have files of their own:
+// tests/statemachines/kill-switch.test.ts and tests/statemachines/generation.test.ts.
 describe('the kill switch, read again just before the change', () => {
-  it.each([
-    { case: 'on stops the change', value: 'on' },
-    { case: 'ON (any letter case) stops the change', value: 'ON' },
-  ])('$case and records the outcome as killed', async ({ value }) => {
-    const aws = fakeAws({ getParameters: new Script(killSwitch(value)) });
-    const result = await run(variantInput(), aws);
-    expect(result).toMatchObject({ status: 'SUCCEEDED', output: { status: 'killed', reason: 'KillSwitch' } });
-    expect(aws.getParameters.calls).toEqual([{ Names: ['/governor/kill-switch'] }]);
-    expect(aws.updateEndpointWeightsAndCapacities.calls).toEqual([]);
-    expect(writtenItem(aws)).toMatchObject({
-      status: 'killed',
-      detail: 'KillSwitch: the kill switch was on, so target chat-llm stayed at 1 instead of 3',
-    });
-  });
-
-  it.each([
-    { case: 'off lets the change through', answer: killSwitch('off') },
-    { case: 'a missing parameter counts as off', answer: killSwitch(null) },
-  ])('$case', async ({ answer }) => {
-    const aws = fakeAws({
-      getParameters: new Script(answer),
-      describeEndpoint: new Script(endpoint('InService', 1), endpoint('InService', 3)),
-    });
-    expect((await run(variantInput(), aws)).status).toBe('SUCCEEDED');
-    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(1);
-  });
-
   it('an unreadable kill switch changes nothing and fails the execution', async () => {
     const aws = fakeAws({
       getParameters: new Script(awsError('Ssm.InternalServerErrorException', 'try later')),

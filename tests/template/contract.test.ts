@@ -12,7 +12,7 @@ import { parseForecastConfig } from '#functions/forecast/config.ts';
 import { parseConfig } from '#shared/control/config.ts';
 import { parseEvent } from '#shared/control/events.ts';
 import { scaleTargetInput } from '#shared/control/records.ts';
-import { ALARM_PREFIX } from '#shared/control/routing.ts';
+import { ALARM_PREFIX, screenOrigin } from '#shared/control/routing.ts';
 import { matchesPattern } from '#shared/deploy/event-pattern.ts';
 import { policyOrThrow, validatePolicy } from '#shared/policy/load.ts';
 import { endpoint, fakeAws, run, Script, writtenItem } from '../statemachines/harness.ts';
@@ -22,6 +22,20 @@ const evaluate = props('EvaluateFunction') as Loose;
 const env = evaluate.Environment.Variables as Loose;
 const parameters = template.Parameters as Loose;
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** A schedule's Input as EventBridge Scheduler sends it: the stack's Fn::Sub, then its own placeholders. */
+function scheduledInput(schedule: Loose, execution: string, time: string) {
+  const template = String(schedule.Target.Input['Fn::Sub']);
+  return JSON.parse(
+    template
+      .replace('${AWS::AccountId}', '123456789012')
+      .replace('${AWS::Region}', 'us-east-1')
+      .replace('<aws.scheduler.execution-id>', execution)
+      .replace('<aws.scheduler.scheduled-time>', time)
+      .replace('<aws.scheduler.schedule-arn>', 'arn:aws:scheduler:us-east-1:123456789012:schedule/default/x'),
+  );
+}
+const HOME = { account: '123456789012', region: 'us-east-1' };
 
 describe('the evaluate function', () => {
   it('is built by esbuild as ESM from functions/evaluate/handler.ts for nodejs24.x on arm64', () => {
@@ -124,22 +138,32 @@ describe('the forecast function', () => {
     });
   });
 
-  it('runs hourly on an event the function parses as a tick, with retries and the dead-letter queue', () => {
+  it('runs hourly on an event the function parses as a tick from its own account and region, with retries and the dead-letter queue', () => {
     const schedule = props('ForecastSchedule') as Loose;
     expect(schedule.ScheduleExpression).toBe('rate(1 hour)');
     expect(schedule.Target).toMatchObject({
       Arn: { 'Fn::GetAtt': ['ForecastFunction', 'Arn'] },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } },
     });
-    const input = String(schedule.Target.Input)
-      .replace('<aws.scheduler.execution-id>', 'e1')
-      .replace('<aws.scheduler.scheduled-time>', '2025-06-09T12:00:00Z')
-      .replace('<aws.scheduler.schedule-arn>', 'arn:aws:scheduler:us-east-1:123456789012:schedule/default/f');
-    expect(parseEvent(JSON.parse(input))).toEqual({
+    const event = parseEvent(scheduledInput(schedule, 'e1', '2025-06-09T12:00:00Z'));
+    expect(event).toEqual({
       kind: 'tick',
       id: 'e1',
       time: Date.parse('2025-06-09T12:00:00Z'),
+      source: 'aws.scheduler',
+      ...HOME,
     });
+    expect(screenOrigin(event, HOME)).toBeNull();
+  });
+
+  it('is retried no longer than the function accepts a tick (MAX_TICK_AGE_SECONDS)', () => {
+    const maxAge = Number(forecastEnv.MAX_TICK_AGE_SECONDS);
+    expect(maxAge).toBe(600);
+    expect(
+      (props('ForecastSchedule') as Loose).Target.RetryPolicy.MaximumEventAgeInSeconds,
+    ).toBeLessThanOrEqual(maxAge);
+    expect(forecast.EventInvokeConfig.MaximumEventAgeInSeconds).toBeLessThanOrEqual(maxAge);
+    expect(forecast.Timeout + 60).toBeLessThan(maxAge); // a retry after a failed run still counts
   });
 
   it('may write scheduled actions only on SageMaker capacity dimensions, and only with a managed prefix', () => {
@@ -154,6 +178,7 @@ describe('the forecast function', () => {
           'sagemaker:variant:DesiredInstanceCount',
           'sagemaker:inference-component:DesiredCopyCount',
         ],
+        'aws:ResourceTag/governor:managed': { Ref: 'AWS::StackName' },
       },
     });
   });
@@ -196,18 +221,31 @@ describe('state and switches', () => {
 });
 
 describe('the events that wake the function', () => {
-  it('ticks every minute with an event the function parses as a tick', () => {
+  it('ticks every minute with an event the function parses as a tick from its own account and region', () => {
     const schedule = props('EvaluateSchedule') as Loose;
     expect(schedule.ScheduleExpression).toBe('rate(1 minute)');
-    const input = String(schedule.Target.Input)
-      .replace('<aws.scheduler.execution-id>', 'd32c5kddcf5bb8c3')
-      .replace('<aws.scheduler.scheduled-time>', '2025-06-02T12:00:00Z')
-      .replace('<aws.scheduler.schedule-arn>', 'arn:aws:scheduler:us-east-1:123456789012:schedule/default/x');
-    expect(parseEvent(JSON.parse(input))).toEqual({
+    const event = parseEvent(scheduledInput(schedule, 'd32c5kddcf5bb8c3', '2025-06-02T12:00:00Z'));
+    expect(event).toEqual({
       kind: 'tick',
       id: 'd32c5kddcf5bb8c3',
       time: Date.parse('2025-06-02T12:00:00Z'),
+      source: 'aws.scheduler',
+      ...HOME,
     });
+    expect(screenOrigin(event, HOME)).toBeNull();
+    expect(screenOrigin(event, { ...HOME, account: '210987654321' })?.reason).toBe('ForeignAccount');
+  });
+
+  it('alarms when a decision record could not be written', () => {
+    expect(props('AuditWriteFailuresAlarm')).toMatchObject({
+      Metrics: [{ Expression: 'SELECT SUM(AuditWriteFailures) FROM SCHEMA(Governor, service)' }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+    expect(readFileSync('functions/evaluate/evaluate.ts', 'utf8')).toContain(
+      "count?.('AuditWriteFailures', 1)",
+    );
   });
 
   const pattern = (props('AlarmStateChangeRule') as Loose).EventPattern;

@@ -65,9 +65,19 @@ describe('calls and grants in template.yaml', () => {
     );
   });
 
-  it('sees the state machine read the kill switch, change SageMaker, record the outcome and the lead time, count capacity errors', () => {
+  it("sees the evaluate function's code send no SageMaker write and no RegisterScalableTarget: the state machine is the only path", () => {
+    expect(
+      callsOf('EvaluateFunction').filter((a) =>
+        ['sagemaker:update', 'application-autoscaling:register'].some((w) => a.startsWith(w)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('sees the state machine read the kill switch and the generation, suspend the other scaler, change SageMaker, record the outcome and the lead time, count capacity errors', () => {
     expect(callsOf('ScaleTargetStateMachine')).toEqual([
+      'application-autoscaling:registerscalabletarget',
       'cloudwatch:putmetricdata',
+      'dynamodb:getitem',
       'dynamodb:putitem',
       'dynamodb:updateitem',
       'sagemaker:describeendpoint',

