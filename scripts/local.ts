@@ -14,9 +14,15 @@
  * engine runs one execution per region (getmoto/moto#10077): changes after the first are
  * applied directly with the calls the state machine makes, and the output says so.
  *
- * Options: --minutes N (default 40), --trace FILE (default the Azure LLM conversation trace).
+ * Options: --minutes N (default 40), --trace FILE (default the Azure LLM conversation trace),
+ * --keep: leave the seeded moto_server running after the replay (until Ctrl-C), with a tick
+ * event at the replay's last minute in .tmp/local-tick.json, and print the exact
+ * `governor invoke` command that evaluates it against moto.
+ *
+ * Needs moto_server (Python: pipx install "moto[server]"); without it, one line says how to
+ * get it (README, "Prerequisites").
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -38,6 +44,7 @@ import {
   createDemoEndpoint,
   createStateTable,
   type MotoServer,
+  motoBinary,
   putStringParameter,
   putVariantMinute,
   startMoto,
@@ -154,7 +161,8 @@ async function seed(moto: MotoServer, config: ReturnType<typeof localConfig>): P
 
 const hhmm = (t: number) => new Date(t).toISOString().slice(11, 16);
 
-async function run(moto: MotoServer, minutes: number, traceFile: string): Promise<void> {
+/** Replays the trace; returns the time of the last tick (epoch ms). */
+async function run(moto: MotoServer, minutes: number, traceFile: string): Promise<number> {
   const config = localConfig({ AWS_REGION: TEST_REGION });
   const requests = parseTrace(readFileSync(traceFile, 'utf8'), traceFile).requests.slice(1); // minute 0 is partial
   const machine = await seed(moto, config);
@@ -215,14 +223,62 @@ async function run(moto: MotoServer, minutes: number, traceFile: string): Promis
     if (after !== ready) console.log(`         endpoint ${ENDPOINT}: ${ready} -> ${after} instances`);
   }
   console.log(`done: ${ENDPOINT} has ${await instances()} instances`);
+  return start + n * 60_000 + 5_000;
 }
 
-const { values } = parseArgs({
-  options: { minutes: { type: 'string', default: '40' }, trace: { type: 'string' } },
-});
+const TICK_FILE = '.tmp/local-tick.json';
+
+/** --keep: a tick at the replay's last minute, and the command that evaluates it on this moto. */
+function keepRunning(moto: MotoServer, lastTick: number): void {
+  mkdirSync('.tmp', { recursive: true });
+  const tick = {
+    version: '0',
+    id: 'local-keep-tick',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.scheduler',
+    account: TEST_ACCOUNT,
+    time: new Date(lastTick).toISOString(),
+    region: TEST_REGION,
+    resources: [`arn:aws:scheduler:${TEST_REGION}:${TEST_ACCOUNT}:schedule/default/governor-evaluate-tick`],
+    detail: {},
+  };
+  writeFileSync(TICK_FILE, `${JSON.stringify(tick, null, 2)}\n`);
+  console.log(
+    `moto_server keeps running on ${moto.endpoint}, seeded (policy in SSM, ${ENDPOINT}, its metrics); try, from another terminal in this folder:`,
+  );
+  console.log(
+    `  AWS_ENDPOINT_URL=${moto.endpoint} npx governor invoke evaluate --event ${TICK_FILE} --shadow --now event`,
+  );
+  console.log('Ctrl-C stops moto_server.');
+}
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        minutes: { type: 'string', default: '40' },
+        trace: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    console.error(
+      `local: ${(error as Error).message.split('\n')[0]} (options: --minutes N, --trace FILE, --keep)`,
+    );
+    process.exit(2);
+  }
+}
+
+const values = options();
 const minutes = Number(values.minutes);
 if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
   console.error(`local: --minutes must be a whole number from 1 to 1440, got "${values.minutes}"`);
+  process.exit(2);
+}
+if (motoBinary() === null) {
+  console.error(
+    'local: moto_server (the AWS emulator, Python) is not on the PATH: install it with pipx install "moto[server]" (or pip install "moto[server]"; README, "Prerequisites"), or run the handler without it: npx governor invoke evaluate --event events/scheduler-tick.json --policy examples/policy.yaml --metrics events/invoke/chat-llm.json --now event',
+  );
   process.exit(2);
 }
 const moto = await startMoto();
@@ -231,12 +287,16 @@ const stop = async (code: number) => {
   await moto.stop();
   process.exit(code);
 };
-process.once('SIGINT', () => void stop(130));
+process.once('SIGINT', () => void stop(values.keep ? 0 : 130));
 process.once('SIGTERM', () => void stop(143));
 try {
-  await run(moto, minutes, values.trace ?? 'traces/azure_llm_2023_conv_per_minute.csv');
-  await stop(0);
+  const lastTick = await run(moto, minutes, values.trace ?? 'traces/azure_llm_2023_conv_per_minute.csv');
+  if (values.keep) keepRunning(moto, lastTick);
+  else await stop(0);
 } catch (error) {
-  console.error(`local: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const debug = process.env.GOVERNOR_DEBUG && error instanceof Error ? error.stack : undefined;
+  console.error(
+    `local: ${debug ?? (error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error))}`,
+  );
   await stop(1);
 }

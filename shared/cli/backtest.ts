@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { boundNotes } from '../backtest/bounds.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
@@ -9,7 +8,7 @@ import { formatTable, toJsonReport } from '../backtest/table.ts';
 import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
-import { readInput, writeOutput } from './files.ts';
+import { distinctOutputs, planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -150,10 +149,24 @@ export function scoreFromOption(raw: string | undefined, minutes: number): numbe
   return minute;
 }
 
+/**
+ * --json and --html (and tune's --out) checked before the run, so a bad path costs no minutes
+ * of work: each writable, and no two the same file.
+ */
+export async function planReports(
+  values: { json?: string; html?: string; out?: string },
+  cwd: string,
+): Promise<void> {
+  distinctOutputs({ out: values.out, json: values.json, html: values.html }, cwd);
+  if (values.json !== undefined) await planOutput(values.json, { flag: 'json' }, cwd);
+  if (values.html !== undefined) await planOutput(values.html, { flag: 'html' }, cwd);
+}
+
 export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({ args, options: OPTIONS, strict: true }));
+  const { values } = parseOptions({ args, options: OPTIONS, strict: true });
   const trace = await loadTrace(values.trace, io.cwd);
   const target = await loadTarget(values, io.cwd);
+  await planReports(values, io.cwd);
   const options = scenarioOptions(values, target);
   for (const line of warnings(target, options)) io.stderr(line);
   const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
@@ -175,10 +188,14 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
   }
   io.stdout(formatTable(result));
   for (const note of boundNotes(result, target)) io.stderr(`note: ${note}`);
-  if (values.json) await writeOutput(values.json, `${JSON.stringify(toJsonReport(result), null, 2)}\n`, io);
-  if (values.html) {
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify(toJsonReport(result), null, 2)}\n`, io, {
+      flag: 'json',
+    });
+  }
+  if (values.html !== undefined) {
     const { renderHtmlReport } = await import('../report/html.ts');
-    await writeOutput(values.html, renderHtmlReport(result), io);
+    await writeOutput(values.html, renderHtmlReport(result), io, { flag: 'html' });
   }
   return EXIT.ok;
 }

@@ -39,6 +39,24 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
 
 Bad input is one line on stderr and exit 2.`;
 
+const INVOKE_HELP = `usage: governor invoke evaluate --event FILE [--policy FILE] [--metrics FILE] [--shadow] [--now ISO|event]
+
+Runs the evaluate handler in-process on a recorded event (events/*.json) and prints one JSON
+decision record per evaluated target, or one line saying why the event was ignored.
+
+  --event FILE      the EventBridge event (required)
+  --policy FILE     the policy (default with AWS_ENDPOINT_URL: the SSM parameter there)
+  --metrics FILE    recorded readings and capacity (events/invoke/chat-llm.json): the handler runs
+                    over in-memory fakes, with no emulator, no network and no credentials
+  --shadow          shadow mode: decide and print, change and write nothing
+  --now ISO|event   the time to run at; "event" replays the event at its own time (default: now,
+                    which makes a recorded event stale)
+  --help            this text
+
+Without --metrics, AWS_ENDPOINT_URL (an emulator: npm run local -- --keep prints a working
+command) is where the handler reads and, without --shadow, acts. Exit 1 when a decision failed,
+2 on bad input.`;
+
 export const COMMANDS: Record<string, CommandEntry> = {
   validate: {
     summary: 'validate FILE...          check policy files; exit 2 with one line per problem',
@@ -51,8 +69,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import('./schema.ts')).schemaCommand,
   },
   invoke: {
-    summary: 'invoke evaluate --event FILE [--shadow] [--policy FILE]  run the evaluate handler on an event',
-    help: 'usage: governor invoke evaluate --event FILE [--shadow] [--policy FILE] [--now ISO|event]\n\nRuns the evaluate handler in-process on a recorded event. --shadow prints the decision record and changes nothing; with AWS_ENDPOINT_URL set (moto) it reads and acts on that endpoint.',
+    summary:
+      'invoke evaluate ...       run the evaluate handler on a recorded event (offline with --metrics)',
+    help: INVOKE_HELP,
     load: async () => (await import('./invoke.ts')).invokeCommand,
   },
   backtest: {

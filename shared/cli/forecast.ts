@@ -3,29 +3,22 @@
  * rolling-origin evaluation of Governor's forecaster against seasonal-naive and EC2-style
  * predictive scaling on one trace; a table, and the figures as JSON for machines.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename } from 'node:path';
 import { parseTrace, TraceError } from '../backtest/trace.ts';
 import { type Evaluation, evaluateForecasts } from '../forecast/evaluate.ts';
 import { ForecastInputError } from '../forecast/types.ts';
+import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
 const USAGE = 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]';
 
 async function readTraceFile(file: string, cwd: string) {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`${file}: cannot read the trace (${code}): check the path`);
-  }
+  const text = await readInput(file, 'trace', cwd);
   try {
     return parseTrace(text, basename(file));
   } catch (error) {
-    if (error instanceof TraceError) throw new UsageError(`${file}: ${error.message}`);
+    if (error instanceof TraceError) throw new UsageError(`--trace ${file}: ${error.message}`);
     throw error;
   }
 }
@@ -61,18 +54,16 @@ export function fallbackLine(e: Evaluation): string {
 }
 
 export async function forecastCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseOptions(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        trace: { type: 'string' },
-        'history-days': { type: 'string' },
-        'horizon-hours': { type: 'string' },
-        json: { type: 'string' },
-      },
-    }),
-  );
+  const { values, positionals } = parseOptions({
+    args,
+    allowPositionals: true,
+    options: {
+      trace: { type: 'string' },
+      'history-days': { type: 'string' },
+      'horizon-hours': { type: 'string' },
+      json: { type: 'string' },
+    },
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; ${USAGE}`);
   if (!values.trace) throw new UsageError(`--trace FILE is required (a trace CSV as in traces/); ${USAGE}`);
   const historyDays = numberOption('history-days', values['history-days'], 14, 1, 28);
@@ -81,6 +72,7 @@ export async function forecastCommand(args: string[], io: CliIo): Promise<number
     throw new UsageError('--history-days and --horizon-hours must be whole numbers');
   }
   const trace = await readTraceFile(values.trace, io.cwd);
+  if (values.json !== undefined) await planOutput(values.json, { flag: 'json' }, io.cwd);
   let evaluation: Evaluation;
   try {
     evaluation = evaluateForecasts(trace.requests, { historyDays, horizonHours });
@@ -89,11 +81,10 @@ export async function forecastCommand(args: string[], io: CliIo): Promise<number
     throw error;
   }
   for (const line of formatEvaluation(trace.name, evaluation)) io.stdout(line);
-  if (values.json) {
-    const path = resolve(io.cwd, values.json);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, `${JSON.stringify({ trace: trace.name, ...evaluation }, null, 2)}\n`);
-    io.stdout(`wrote ${values.json}`);
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify({ trace: trace.name, ...evaluation }, null, 2)}\n`, io, {
+      flag: 'json',
+    });
   }
   return EXIT.ok;
 }

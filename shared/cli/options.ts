@@ -1,5 +1,7 @@
 /** Option parsing helpers: node's parseArgs errors become one-line usage errors. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from './io.ts';
+import { didYouMean } from './suggest.ts';
 
 /**
  * Node's parseArgs says some things over several lines ("--peak-instances -3": "argument is
@@ -14,11 +16,26 @@ export function oneLine(message: string): string {
   return message.split('\n')[0]!.trim();
 }
 
-export function parseOptions<T>(parse: () => T): T {
+/** "Unknown option '--trce': did you mean --trace?", or where the options are listed. */
+export function unknownOption(option: string, known: readonly string[]): string {
+  const guess = didYouMean(option, known);
+  return guess
+    ? `Unknown option '${option}': did you mean ${guess}?`
+    : `Unknown option '${option}' (--help lists the options)`;
+}
+
+/** parseArgs (strict), with every problem as one usage line; a mistyped option gets a suggestion. */
+export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
-    return parse();
+    return parseArgs(config);
   } catch (error) {
-    throw new UsageError(oneLine(error instanceof Error ? error.message : String(error)));
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    if (unknown) {
+      const known = Object.keys(config.options ?? {}).map((name) => `--${name}`);
+      throw new UsageError(unknownOption(unknown[1]!, known));
+    }
+    throw new UsageError(oneLine(message));
   }
 }
 

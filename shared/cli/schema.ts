@@ -1,17 +1,21 @@
 /** `governor schema [--write FILE]`: the policy file's JSON Schema, for editors. */
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { policyJsonSchemaText } from '../policy/json-schema.ts';
-import { type CliIo, EXIT } from './io.ts';
+import { writeOutput } from './files.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
 import { parseOptions } from './options.ts';
 
 export async function schemaCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({ args, options: { write: { type: 'string' } } }));
+  const { values, positionals } = parseOptions({
+    args,
+    allowPositionals: true,
+    options: { write: { type: 'string' } },
+  });
+  if (positionals.length > 0) {
+    throw new UsageError(`unexpected argument "${positionals[0]}"; usage: governor schema [--write FILE]`);
+  }
   const text = policyJsonSchemaText();
-  if (values.write) {
-    await writeFile(resolve(io.cwd, values.write), text);
-    io.stdout(`wrote ${values.write}`);
+  if (values.write !== undefined) {
+    await writeOutput(values.write, text, io, { flag: 'write', what: 'a file such as policy.schema.json' });
   } else io.stdout(text.trimEnd());
   return EXIT.ok;
 }

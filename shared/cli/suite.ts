@@ -8,14 +8,13 @@
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { progressBar } from '../backtest/progress.ts';
 import { formatSuite, summarize } from '../suite/format.ts';
 import { SuiteInputError } from '../suite/load.ts';
 import { runSuite } from '../suite/pool.ts';
 import { toSuiteJson } from '../suite/report.ts';
 import { selectVariants, type Variant } from '../suite/variants.ts';
-import { EXAMPLE_POLICY } from './backtest.ts';
+import { EXAMPLE_POLICY, planReports } from './backtest.ts';
 import { readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
@@ -52,11 +51,12 @@ function variantsFrom(raw: string | undefined): Variant[] {
 }
 
 export async function suiteCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({ args, options: SUITE_OPTIONS, strict: true }));
+  const { values } = parseOptions({ args, options: SUITE_OPTIONS, strict: true });
   const policyName = values.policy ?? EXAMPLE_POLICY;
   const policyText = await readInput(policyName, 'policy', io.cwd);
   const tracePaths = values.trace?.map((t) => resolve(io.cwd, t)) ?? (await bundledTraces());
   const variants = variantsFrom(values.variants);
+  await planReports(values, io.cwd);
   const workersRaw = numberOption('workers', values.workers, Number.NaN, 0, 64);
   if (values.workers !== undefined && !Number.isInteger(workersRaw)) {
     throw new UsageError(`--workers must be a whole number, got "${values.workers}"`);
@@ -88,10 +88,12 @@ export async function suiteCommand(args: string[], io: CliIo): Promise<number> {
   io.stdout(formatSuite(cells));
   io.stderr(`suite: ${cells.length} cells in ${seconds.toFixed(1)} s`);
   const report = toSuiteJson({ policy: policyName, targetId: values.target, variants, cells, seconds });
-  if (values.json) await writeOutput(values.json, `${JSON.stringify(report, null, 2)}\n`, io);
-  if (values.html) {
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify(report, null, 2)}\n`, io, { flag: 'json' });
+  }
+  if (values.html !== undefined) {
     const { renderSuiteHtml } = await import('../suite/html.ts');
-    await writeOutput(values.html, renderSuiteHtml(report), io);
+    await writeOutput(values.html, renderSuiteHtml(report), io, { flag: 'html' });
   }
   return summarize(cells).losses > 0 ? EXIT.failure : EXIT.ok;
 }

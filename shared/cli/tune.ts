@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import { parseDocument } from 'yaml';
 import { progressBar } from '../backtest/progress.ts';
 import { parseTrace, type Trace } from '../backtest/trace.ts';
@@ -7,8 +6,8 @@ import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import { tunedPolicyText } from '../tune/policy-file.ts';
 import { formatTuneReport, toTuneReport } from '../tune/report.ts';
 import { TuneInputError, tune } from '../tune/tune.ts';
-import { EXAMPLE_POLICY, scenarioOptions, type Values } from './backtest.ts';
-import { readInput, writeOutput } from './files.ts';
+import { EXAMPLE_POLICY, planReports, scenarioOptions, type Values } from './backtest.ts';
+import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -59,7 +58,7 @@ function loadTrace(text: string, file: string): Trace {
 }
 
 export async function tuneCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(() => parseArgs({ args, options: TUNE_OPTIONS, strict: true }));
+  const { values } = parseOptions({ args, options: TUNE_OPTIONS, strict: true });
   if (!values.trace)
     throw new UsageError(
       '--trace HISTORY.csv is required (governor history writes one; see traces/ for the format)',
@@ -85,6 +84,8 @@ export async function tuneCommand(args: string[], io: CliIo): Promise<number> {
   const workers = whole('workers', values.workers, availableParallelism(), 0, 64);
   const seed = whole('seed', values.seed, 1, 0);
   const targetViolation = violationOption(values['target-violation']);
+  await planOutput(values.out, { flag: 'out', what: 'a policy file such as tuned.yaml' }, io.cwd);
+  await planReports(values, io.cwd);
   const raw = (parseDocument(policyText).toJS() as { targets: Record<string, unknown>[] }).targets[index]!;
 
   const started = Date.now();
@@ -141,11 +142,13 @@ export async function tuneCommand(args: string[], io: CliIo): Promise<number> {
   const file = tunedPolicyText(policyText, index, result.knobs, start, result.best.settings, header);
   const report = { ...preliminary, changes: file.changes };
   io.stdout(formatTuneReport(report, startName));
-  await writeOutput(values.out, file.text, io);
-  if (values.json) await writeOutput(values.json, `${JSON.stringify(report, null, 2)}\n`, io);
-  if (values.html) {
+  await writeOutput(values.out, file.text, io, { flag: 'out' });
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify(report, null, 2)}\n`, io, { flag: 'json' });
+  }
+  if (values.html !== undefined) {
     const { renderTuneHtml } = await import('../tune/html.ts');
-    await writeOutput(values.html, renderTuneHtml(report, startName), io);
+    await writeOutput(values.html, renderTuneHtml(report, startName), io, { flag: 'html' });
   }
   return report.verdict.dominates ? EXIT.ok : EXIT.failure;
 }

@@ -4,11 +4,10 @@
  * cross-field rules and the CloudWatch source rules (sourceProblems), so a file that passes here
  * is not refused after a deploy.
  */
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { sourceProblems } from '../control/sources.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { PolicyFile } from '../policy/schema.ts';
+import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 
 export function summarize(policy: PolicyFile): string {
@@ -27,11 +26,10 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
   for (const file of args) {
     let text: string;
     try {
-      text = await readFile(resolve(io.cwd, file), 'utf8');
+      text = await readInput(file, null, io.cwd);
     } catch (error) {
-      io.stderr(
-        `${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}): check the path`,
-      );
+      if (!(error instanceof UsageError)) throw error;
+      io.stderr(error.message);
       worst = EXIT.usage;
       continue;
     }

@@ -249,7 +249,7 @@ describe('governor validate with several files or none', () => {
     {
       case: 'a folder instead of a file exits 2 with one line naming it',
       args: [DIR],
-      err: [`${DIR}: cannot read the file (EISDIR): check the path`],
+      err: [`${DIR}: cannot read the file (EISDIR): it is a folder: name a file in it`],
     },
     {
       case: 'no file at all exits 2 with the usage',
