@@ -11,10 +11,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { parseConfig } from '../../shared/control/config.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
@@ -31,8 +33,16 @@ const metrics = new Metrics({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor',
 });
 const telemetry = powertoolsTelemetry(logger, metrics);
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, process.env.POWERTOOLS_SERVICE_NAME ?? 'governor');
 const ports = awsPorts(
-  createClients({ region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL }),
+  createClients({
+    region: config.AWS_REGION,
+    endpoint: process.env.AWS_ENDPOINT_URL,
+    // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+    credentials: fromEnv(),
+    ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+  }),
   config.STATE_TABLE_NAME,
 );
 const evaluate = createEvaluator({
@@ -70,4 +80,6 @@ export const handler = middy(async (event: unknown, context: Context) => {
     auditWriteFailures: report.auditWriteFailures,
     deadlineSkipped: report.deadlineSkipped,
   };
-}).use(injectLambdaContext(logger));
+})
+  .use(tracing.middleware)
+  .use(injectLambdaContext(logger));

@@ -2,7 +2,7 @@
  * The forecast function's configuration: its environment, parsed once at cold start. A missing
  * variable fails fast with one line naming it and the fix, before any AWS call.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from '../../shared/control/config.ts';
 
 const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);

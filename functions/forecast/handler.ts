@@ -10,10 +10,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { createClients } from '../../shared/aws/clients.ts';
+import { createForecastClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseForecastConfig } from './config.ts';
@@ -29,10 +31,18 @@ const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
   serviceName: service,
 });
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, service);
 const run = createForecaster({
   config,
   ports: awsForecastPorts(
-    createClients({ region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL }),
+    createForecastClients({
+      region: config.AWS_REGION,
+      endpoint: process.env.AWS_ENDPOINT_URL,
+      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+      credentials: fromEnv(),
+      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+    }),
     config.STATE_TABLE_NAME,
   ),
   telemetry: powertoolsForecastTelemetry(logger, metrics),
@@ -55,4 +65,6 @@ export const handler = middy(async (event: unknown, context: Context) => {
         : {}),
     })),
   };
-}).use(injectLambdaContext(logger));
+})
+  .use(tracing.middleware)
+  .use(injectLambdaContext(logger));

@@ -1,6 +1,6 @@
 /** Every adapter the forecast function uses, built from one set of SDK clients. */
 
-import type { Clients } from '../../shared/aws/clients.ts';
+import type { ForecastClients } from '../../shared/aws/clients.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
 import { dynamoFloorStore, type FloorStorePort } from '../../shared/aws/forecast-store.ts';
 import { type ScheduledActionsPort, scheduledActionsAdapter } from '../../shared/aws/scheduled-actions.ts';
@@ -15,7 +15,7 @@ export interface ForecastPorts {
   warmPools: WarmPoolsPort;
 }
 
-export function awsForecastPorts(clients: Clients, tableName: string): ForecastPorts {
+export function awsForecastPorts(clients: ForecastClients, tableName: string): ForecastPorts {
   return {
     history: cloudWatchHistory(clients.cloudWatch),
     floors: dynamoFloorStore(clients.home.dynamo, tableName),

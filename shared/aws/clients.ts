@@ -12,6 +12,7 @@
  * + under 1 s = about 21 s. Every call also stops at the invocation's deadline (deadline.ts),
  * whichever comes first.
  */
+
 import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -19,8 +20,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import type { fromEnv } from '@aws-sdk/credential-provider-env';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { boundedByDeadline } from './deadline.ts';
+import { boundedByDeadline, type Sendable } from './deadline.ts';
 
 /** 4 tries: the 3 retries wait about 0.1, 0.2 and 0.4 s (times jitter) before giving up. */
 export const MAX_ATTEMPTS = 4;
@@ -50,10 +52,21 @@ export interface ClientOptions {
   region: string;
   /** An explicit endpoint (moto, dynalite); unset in AWS. */
   endpoint?: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * Fixed credentials (tests, moto), or a provider. The Lambda handlers pass fromEnv(): Lambda
+   * puts the role's credentials in the environment, so the SDK's default chain (profiles, SSO,
+   * web identity, instance metadata) is never consulted, and the template leaves those providers
+   * out of the bundle (External in BuildProperties).
+   */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | ReturnType<typeof fromEnv>;
   maxAttempts?: number;
   /** Per-attempt limits (tests shorten them); TIMEOUTS by default. */
   timeouts?: { connectionTimeout: number; requestTimeout: number };
+  /**
+   * Applied to every client once it is built: the handlers pass the Powertools Tracer's
+   * captureAWSv3Client when tracing is on (shared/aws/tracing.ts), so each call is a subsegment.
+   */
+  instrument?: <C extends object>(client: C) => C;
 }
 
 export interface Clients {
@@ -92,22 +105,46 @@ function perRegion<T>(make: (region: string) => T): (region: string) => T {
   };
 }
 
+/** The forecast function's clients: no SageMaker and no Step Functions, so its bundle has neither. */
+export type ForecastClients = {
+  home: Pick<Clients['home'], 'dynamo' | 'ssm'>;
+} & Pick<Clients, 'cloudWatch' | 'appAutoScaling' | 'autoScaling'>;
+
+/** Every client bounded by the invocation deadline, then instrumented when tracing is on. */
+function finisher(options: ClientOptions) {
+  const instrument = options.instrument ?? (<C>(c: C) => c);
+  return <C extends object>(client: C): C => boundedByDeadline(instrument(client) as C & Sendable);
+}
+
+/** The DynamoDB document client; removeUndefinedValues: optional record fields are left out instead of failing the write. */
+const documentClient = (config: ReturnType<typeof clientConfig>) =>
+  DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+
 export function createClients(options: ClientOptions): Clients {
   const config = (region?: string) => clientConfig(options, region);
-  const b = boundedByDeadline;
+  const b = finisher(options);
   return {
     home: {
-      // removeUndefinedValues: optional record fields are left out instead of failing the write.
-      dynamo: b(
-        DynamoDBDocumentClient.from(new DynamoDBClient(config()), {
-          marshallOptions: { removeUndefinedValues: true },
-        }),
-      ),
+      dynamo: b(documentClient(config())),
       ssm: b(new SSMClient(config())),
       sfn: b(new SFNClient(config())),
     },
     cloudWatch: perRegion((r) => b(new CloudWatchClient(config(r)))),
     sageMaker: perRegion((r) => b(new SageMakerClient(config(r)))),
+    appAutoScaling: perRegion((r) => b(new ApplicationAutoScalingClient(config(r)))),
+    autoScaling: perRegion((r) => b(new AutoScalingClient(config(r)))),
+  };
+}
+
+/** The five clients the forecast function uses, built the same way as createClients'. */
+export function createForecastClients(options: ClientOptions): ForecastClients {
+  const config = (region?: string) => clientConfig(options, region);
+  const b = finisher(options);
+  return {
+    home: { dynamo: b(documentClient(config())), ssm: b(new SSMClient(config())) },
+    cloudWatch: perRegion((r) => b(new CloudWatchClient(config(r)))),
     appAutoScaling: perRegion((r) => b(new ApplicationAutoScalingClient(config(r)))),
     autoScaling: perRegion((r) => b(new AutoScalingClient(config(r)))),
   };

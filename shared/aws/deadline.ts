@@ -50,7 +50,7 @@ export function deadlineLeftMs(now = Date.now()): number {
   return d ? d.at - now : Number.POSITIVE_INFINITY;
 }
 
-type Sendable = { send: (...args: never[]) => Promise<unknown> };
+export type Sendable = { send: (...args: never[]) => Promise<unknown> };
 
 /**
  * Makes client.send pass the deadline's abort signal with every command (unless the caller gave
@@ -60,14 +60,7 @@ type Sendable = { send: (...args: never[]) => Promise<unknown> };
 export function boundedByDeadline<C extends Sendable>(client: C): C {
   const proto = Object.getPrototypeOf(client) as { send: (...args: unknown[]) => Promise<unknown> };
   const send = function (this: C, command: unknown, options?: unknown, cb?: unknown) {
-    const t0 = Date.now();
-    const name = (command as object).constructor.name;
     const signal = deadlineSignal();
-    if (process.env.GOV_TIME) {
-      return proto.send
-        .call(this, command, options, cb)
-        .finally(() => console.log('TIME', name, Date.now() - t0));
-    }
     if (!signal || typeof options === 'function') return proto.send.call(this, command, options, cb);
     if (signal.aborted) return Promise.reject(new DeadlineExceededError(String(signal.reason)));
     const given = (options ?? {}) as { abortSignal?: AbortSignal };

@@ -9,7 +9,7 @@
  */
 import { basename } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clientConfig, HISTORY_TIMEOUTS } from '../aws/clients.ts';
 import { cloudWatchHistory } from '../aws/demand-history.ts';
 import { describeSources } from '../control/demand.ts';

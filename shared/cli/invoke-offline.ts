@@ -13,7 +13,7 @@
  *         "readings": { "invocationsPerInstance": 190, "p95LatencyMs": 2600 },  // signal units
  *         "activation": 12 } } }                 // optional: the wake-from-zero total
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Ports } from '../../functions/evaluate/ports.ts';
 import type { GroupReading } from '../aws/autoscaling.ts';
 import type { Capacity } from '../aws/capacity.ts';

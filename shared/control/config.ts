@@ -2,7 +2,7 @@
  * The evaluate function's configuration: its environment, parsed once at cold start. A missing
  * or malformed variable fails fast with one line naming it and the fix, before any AWS call.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const seconds = (fallback: number) =>
   z.coerce

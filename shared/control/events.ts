@@ -11,7 +11,7 @@
  * Every event string that can reach a log line is bounded: ids and alarm names longer than AWS
  * ever sends are malformed, and error messages quote event text clipped (bounded.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { clip, clipJson } from './bounded.ts';
 
 export const TICK_DETAIL_TYPE = 'Scheduled Event';

@@ -15,7 +15,7 @@
  * keeps one per requestedAt, the earlier servingAt (the state machine looks every 30 s, the
  * evaluator every minute).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineState } from '../engine/types.ts';
 import {
   addLeadSample,

@@ -5,7 +5,7 @@
  * engine sees the requested capacity, so a second evaluation in the same minute holds
  * (CapacityPending) instead of asking again.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EngineState, EngineStateSchema } from '../engine/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { decodeLeadTimes, noLeadTimes, type StoredLeadTimes } from './lead-samples.ts';

@@ -209,8 +209,18 @@ function conditionKeys(condition: Json | undefined): string[] {
  * - the action takes no resource type at all and the Condition tests one of its own keys
  *   (cloudwatch:PutMetricData, cloudwatch:namespace = Governor); or
  * - nothing narrower exists: the catalogue lists no resource type and no condition key for it
- *   (Step Functions' log deliveries).
+ *   (Step Functions' log deliveries); or
+ * - the action is in UNSCOPABLE_WRITES: what the catalogue offers does not apply (X-Ray uploads).
  */
+/**
+ * Writes whose catalogue entry offers something narrower that does not apply to Governor's use,
+ * and why. Each one is still a wildcard-only action (checkWildcardResources).
+ */
+export const UNSCOPABLE_WRITES: Readonly<Record<string, string>> = {
+  'xray:puttracesegments':
+    "its one condition key, logs:LogGeneratingResourceArns, is for X-Ray's deliveries to CloudWatch Logs; a trace upload names no resource (AWS's AWSXRayDaemonWriteAccess grants it on *)",
+};
+
 export async function checkWriteScopes(statements: readonly Statement[]): Promise<IamProblem[]> {
   const problems: IamProblem[] = [];
   for (const s of statements) {
@@ -225,6 +235,7 @@ export async function checkWriteScopes(statements: readonly Statement[]): Promis
       const onResources = details.resourceTypes.some((t) => t.required);
       const ownKeys = details.conditionKeys.map((k) => k.toLowerCase());
       const scoped =
+        action.toLowerCase() in UNSCOPABLE_WRITES ||
         (onResources && byTag) ||
         (!onResources && keys.some((k) => ownKeys.includes(k))) ||
         (details.resourceTypes.length === 0 && details.conditionKeys.length === 0);

@@ -2,7 +2,7 @@
  * The decision engine's values: what it is given (a snapshot of signals and capacity), what it
  * keeps between periods (state), and what it returns (a decision that explains itself).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { MetricName } from '../policy/schema.ts';
 

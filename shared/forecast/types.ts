@@ -3,7 +3,7 @@
  * with quantiles or a reason it cannot forecast. Units: requests per minute; time: minute
  * indexes (a trace minute, or epoch ms / 60 000), never a clock read.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ForecastOptionsSchema = z
   .object({

@@ -14,7 +14,7 @@
  * scenario (idle 0.05, cold 8 min, warm 1 min, shortfall worth 1): 0.05 x 8 / 7 = 0.057, so the
  * pool covers the p94.3 rise (pinned by tests/forecast/warm-pool.test.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { median, normalQuantile, quantileOfSorted, sortedFinite } from './stats.ts';
 import { type Forecast, ForecastInputError } from './types.ts';
 

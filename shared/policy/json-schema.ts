@@ -1,5 +1,5 @@
 /** The JSON Schema of the policy file, generated from the zod schema (what editors complete from). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PolicyFileSchema } from './schema.ts';
 
 export function policyJsonSchema(): Record<string, unknown> {

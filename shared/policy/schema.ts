@@ -4,7 +4,7 @@
  * fleets (instances that take minutes to start and cost dollars an hour); units are in the
  * field names or the comments. Cross-field rules live in ./rules.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const positiveSeconds = () =>
   z.number().int().positive({ message: 'must be a whole number of seconds greater than 0' });

@@ -244,6 +244,16 @@ describe('each IAM rule catches what it names', () => {
       statement: { Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' },
       flagged: false,
     },
+    {
+      case: 'an X-Ray trace upload on "*" (UNSCOPABLE_WRITES)',
+      statement: { Effect: 'Allow', Action: 'xray:PutTraceSegments', Resource: '*' },
+      flagged: false,
+    },
+    {
+      case: 'an X-Ray write that is not an upload, on "*"',
+      statement: { Effect: 'Allow', Action: 'xray:UpdateSamplingRule', Resource: '*' },
+      flagged: true,
+    },
   ])('the write-scope rule flags $case: $flagged', async ({ statement, flagged }) => {
     const t = changed((t) => evaluateStatements(t).push(statement));
     const problems = await checkWriteScopes(identityStatements(t));

@@ -1,0 +1,70 @@
+/**
+ * The Tracing parameter: Disabled by default (PassThrough, POWERTOOLS_TRACE_ENABLED=false, no
+ * X-Ray grant), Active turns on X-Ray for both functions and the state machine, with the grants
+ * the X-Ray daemon and Step Functions need.
+ */
+import { describe, expect, it } from 'vitest';
+import { isObject, type Json, type JsonObject } from '#shared/deploy/cfn-yaml.ts';
+import { props, template } from './load.ts';
+
+/** The value with every Fn::If on TracingOn resolved (other conditions are left alone). */
+function resolve(value: Json, tracingOn: boolean): Json {
+  if (Array.isArray(value)) return value.map((v) => resolve(v, tracingOn)).filter((v) => v !== null);
+  if (!isObject(value)) return value;
+  const cond = value['Fn::If'];
+  if (Array.isArray(cond) && cond[0] === 'TracingOn') {
+    const chosen = cond[tracingOn ? 1 : 2] as Json;
+    return isObject(chosen) && chosen.Ref === 'AWS::NoValue' ? null : resolve(chosen, tracingOn);
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, tracingOn)]));
+}
+
+const statements = (role: string, on: boolean) => {
+  const [policy] = props(role).Policies as JsonObject[];
+  const document = (policy as JsonObject).PolicyDocument as JsonObject;
+  return (resolve(document.Statement as Json, on) as JsonObject[]).filter(
+    (s) => isObject(s) && s.Sid === 'SendTraces',
+  );
+};
+
+describe('the Tracing parameter', () => {
+  it('is Disabled by default, Active or Disabled only', () => {
+    expect((template.Parameters as JsonObject).Tracing).toMatchObject({
+      Default: 'Disabled',
+      AllowedValues: ['Disabled', 'Active'],
+    });
+    expect((template.Conditions as JsonObject).TracingOn).toEqual({
+      'Fn::Equals': [{ Ref: 'Tracing' }, 'Active'],
+    });
+  });
+
+  it.each([
+    [false, 'PassThrough', 'false', false],
+    [true, 'Active', 'true', true],
+  ])(
+    'TracingOn=%s: functions %s, POWERTOOLS_TRACE_ENABLED=%s, state machine tracing %s',
+    (on, mode, env, sfn) => {
+      for (const fn of ['EvaluateFunction', 'ForecastFunction']) {
+        const p = resolve(props(fn), on) as JsonObject;
+        expect(p.Tracing, fn).toBe(mode);
+        expect(((p.Environment as JsonObject).Variables as JsonObject).POWERTOOLS_TRACE_ENABLED, fn).toBe(
+          env,
+        );
+      }
+      expect((resolve(props('ScaleTargetStateMachine'), on) as JsonObject).Tracing).toEqual({ Enabled: sfn });
+      for (const role of ['EvaluateFunctionRole', 'ForecastFunctionRole', 'ScaleTargetStateMachineRole']) {
+        const granted = statements(role, on).flatMap((s) => s.Action as string[]);
+        expect(granted, role).toEqual(
+          on
+            ? [
+                'xray:PutTraceSegments',
+                'xray:PutTelemetryRecords',
+                'xray:GetSamplingRules',
+                'xray:GetSamplingTargets',
+              ]
+            : [],
+        );
+      }
+    },
+  );
+});
