@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY = 1440;
 const read = (file: string) => parseTrace(readFileSync(join(root, 'traces', file), 'utf8'), file).requests;
 const csv = (xs: readonly number[]) =>
-  ['minute,requests', ...xs.map((x, m) => `${m},${Math.max(0, Math.round(x))}`)].join('\n') + '\n';
+  `${['minute,requests', ...xs.map((x, m) => `${m},${Math.max(0, Math.round(x))}`)].join('\n')}\n`;
 
 export function nasaGrowthFlash(nasa: readonly number[], seed = 42): number[] {
   const random = mulberry32(seed);

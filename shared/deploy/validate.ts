@@ -41,7 +41,8 @@ export const NEEDED_WITHOUT_A_CALL: Readonly<Record<string, string>> = {
   'logs:putresourcepolicy': 'Step Functions delivers execution logs',
   'logs:describeresourcepolicies': 'Step Functions delivers execution logs',
   'logs:describeloggroups': 'Step Functions delivers execution logs',
-  'xray:puttracesegments': 'with Tracing=Active, traces are uploaded by the X-Ray daemon (functions) and Step Functions',
+  'xray:puttracesegments':
+    'with Tracing=Active, traces are uploaded by the X-Ray daemon (functions) and Step Functions',
   'xray:puttelemetryrecords': 'with Tracing=Active, the X-Ray daemon reports its telemetry',
   'xray:getsamplingrules': 'with Tracing=Active, the sampler reads the sampling rules',
   'xray:getsamplingtargets': 'with Tracing=Active, the sampler asks for its sampling quota',

@@ -2,7 +2,6 @@ import {
   ApplicationAutoScalingClient,
   DescribeScalableTargetsCommand,
   DescribeScalingPoliciesCommand,
-  RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
 import {
   AutoScalingClient,
