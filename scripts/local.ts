@@ -161,6 +161,24 @@ async function seed(moto: MotoServer, config: ReturnType<typeof localConfig>): P
 
 const hhmm = (t: number) => new Date(t).toISOString().slice(11, 16);
 
+/**
+ * An EventBridge Scheduler tick as the deployed schedule sends it: from aws.scheduler, in the
+ * emulated account and region, which the evaluator checks (anything else is ignored as foreign).
+ */
+function schedulerTick(id: string, at: number) {
+  return {
+    version: '0',
+    id,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.scheduler',
+    account: TEST_ACCOUNT,
+    time: new Date(at).toISOString(),
+    region: TEST_REGION,
+    resources: [`arn:aws:scheduler:${TEST_REGION}:${TEST_ACCOUNT}:schedule/default/governor-evaluate-tick`],
+    detail: {},
+  };
+}
+
 /** Replays the trace; returns the time of the last tick (epoch ms). */
 async function run(moto: MotoServer, minutes: number, traceFile: string): Promise<number> {
   const config = localConfig({ AWS_REGION: TEST_REGION });
@@ -208,10 +226,7 @@ async function run(moto: MotoServer, minutes: number, traceFile: string): Promis
       gpuUtilization: gpu,
     });
     const now = start + (i + 1) * 60_000 + 5_000;
-    const report = await evaluate(
-      { 'detail-type': 'Scheduled Event', id: `local-tick-${i}`, time: new Date(now).toISOString() },
-      now,
-    );
+    const report = await evaluate(schedulerTick(`local-tick-${i}`, now), now);
     for (const rec of report.records) {
       console.log(
         `${hhmm(now)}  ${String(r).padStart(4)} req/min on ${ready}: ${perInstance.toFixed(0).padStart(3)}/instance, GPU ${gpu.toFixed(0).padStart(3)} %  ` +
@@ -231,17 +246,7 @@ const TICK_FILE = '.tmp/local-tick.json';
 /** --keep: a tick at the replay's last minute, and the command that evaluates it on this moto. */
 function keepRunning(moto: MotoServer, lastTick: number): void {
   mkdirSync('.tmp', { recursive: true });
-  const tick = {
-    version: '0',
-    id: 'local-keep-tick',
-    'detail-type': 'Scheduled Event',
-    source: 'aws.scheduler',
-    account: TEST_ACCOUNT,
-    time: new Date(lastTick).toISOString(),
-    region: TEST_REGION,
-    resources: [`arn:aws:scheduler:${TEST_REGION}:${TEST_ACCOUNT}:schedule/default/governor-evaluate-tick`],
-    detail: {},
-  };
+  const tick = schedulerTick('local-keep-tick', lastTick);
   writeFileSync(TICK_FILE, `${JSON.stringify(tick, null, 2)}\n`);
   console.log(
     `moto_server keeps running on ${moto.endpoint}, seeded (policy in SSM, ${ENDPOINT}, its metrics); try, from another terminal in this folder:`,

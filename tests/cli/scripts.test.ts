@@ -69,6 +69,9 @@ describe.skipIf(!gate.available)('npm run local -- --keep', () => {
     const command =
       /^ {2}(AWS_ENDPOINT_URL=http:\/\/127\.0\.0\.1:\d+ npx governor invoke evaluate .*)$/m.exec(out)?.[1];
     expect(command, out).toMatch(/--event \.tmp\/local-tick\.json --shadow --now event$/);
+    // Every replayed minute is decided: its tick comes from aws.scheduler in moto's account and
+    // region, as the deployed schedule's does (a tick without them was ignored as foreign).
+    expect(out.match(/ req\/min on \d+: .*\[(held|started)\]/g), out).toHaveLength(2);
 
     const invoke = spawnSync('bash', ['-c', command!], { encoding: 'utf8', timeout: 60_000 });
     expect(invoke.status, invoke.stderr).toBe(0);
