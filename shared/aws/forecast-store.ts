@@ -112,7 +112,10 @@ export function dynamoFloorStore(client: DynamoDBDocumentClient, tableName: stri
             TableName: tableName,
             Key: { pk: TICKS_PK, sk: tickSk(id) },
             UpdateExpression: 'SET #status = :running, #startedAt = :now, #expiresAt = :expires',
-            ConditionExpression: 'attribute_not_exists(#status) OR #status = :failed OR #startedAt < :stale',
+            // A finished run stays finished: only a run still marked running past the function's timeout
+            // (it was killed) may be claimed again, never a done one, however late the duplicate.
+            ConditionExpression:
+              'attribute_not_exists(#status) OR #status = :failed OR (#status = :running AND #startedAt < :stale)',
             ExpressionAttributeNames: {
               '#status': 'status',
               '#startedAt': 'startedAt',

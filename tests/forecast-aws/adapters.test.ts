@@ -289,7 +289,8 @@ describe('floor store writes', () => {
       TableName: 'governor-state',
       Key: { pk: 'FORECAST', sk: 'TICK#t1' },
       UpdateExpression: 'SET #status = :running, #startedAt = :now, #expiresAt = :expires',
-      ConditionExpression: 'attribute_not_exists(#status) OR #status = :failed OR #startedAt < :stale',
+      ConditionExpression:
+        'attribute_not_exists(#status) OR #status = :failed OR (#status = :running AND #startedAt < :stale)',
       ExpressionAttributeNames: { '#status': 'status', '#startedAt': 'startedAt', '#expiresAt': 'expiresAt' },
       ExpressionAttributeValues: {
         ':running': 'running',

@@ -193,12 +193,15 @@ function fakeTable(world: World) {
     .callsFake(async (input) => {
       // SET #a = :a, #b = :b: the attributes the forecast function writes (forecastFloor, noise,
       // and the tick ledger's status). The ledger's claim is conditional, as in DynamoDB: refused
-      // while the tick is done, or running since after :stale.
+      // while the tick is done (however long ago), or running since after :stale.
       const item = world.items.get(key(input.Key)) ?? { ...input.Key };
       if (input.ConditionExpression) {
         const v = input.ExpressionAttributeValues as Record<string, string>;
         const status = item.status as string | undefined;
-        const open = status === undefined || status === 'failed' || String(item.startedAt) < v[':stale']!;
+        const open =
+          status === undefined ||
+          status === 'failed' ||
+          (status === 'running' && String(item.startedAt) < v[':stale']!);
         if (!open)
           throw Object.assign(new Error('The conditional request failed'), {
             name: 'ConditionalCheckFailedException',

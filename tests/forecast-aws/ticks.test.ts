@@ -78,6 +78,14 @@ describe('a tick id seen in the state table already', () => {
     expect(r.mocks.aas.calls()).toEqual([]);
   });
 
+  it('is refused however late the duplicate comes: 400 s after a finished run, past the stale mark for running ones', async () => {
+    const r = rig();
+    await r.run(TICK, NOW, OWN);
+    const late = await r.run(TICK, NOW + 400_000, OWN);
+    expect(late.ignored?.reason).toBe('DuplicateEvent');
+    expect(late.outcomes).toEqual([]);
+  });
+
   it('runs again after a failed run (Lambda retries the same event)', async () => {
     const r = rig();
     r.world.parameters.set(CONFIG.POLICY_PARAMETER_NAME, 'version: 1\ntargets: []');

@@ -32,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsForecastPorts } from '#functions/forecast/ports.ts';
 import { createForecaster, type ForecastReport } from '#functions/forecast/run.ts';
 import { createClients } from '#shared/aws/clients.ts';
+import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
 import { ForecastFloorSchema } from '#shared/control/state.ts';
 import { captureForecastTelemetry, dailyDemand, eventFile } from '../forecast-aws/fakes.ts';
 import {
@@ -176,6 +177,22 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
     );
     return ForecastFloorSchema.parse(Item?.forecastFloor);
   };
+
+  it("the tick ledger's condition, as DynamoDB evaluates it: a done tick is never claimed again; a run left running past the timeout is", async () => {
+    const store = dynamoFloorStore(doc, TABLE);
+    const id = 'f1e2d3c4-0000-4000-8000-000000000001'; // events/forecast-tick.json, run above
+    const later = NOW + 400_000;
+    expect(await store.claimTick(id, later, later - 300_000)).toMatchObject({
+      claimed: false,
+      status: 'done',
+    });
+    expect(await store.claimTick('killed-run', NOW, NOW - 300_000)).toEqual({ claimed: true });
+    expect(await store.claimTick('killed-run', NOW + 60_000, NOW - 240_000)).toMatchObject({
+      claimed: false,
+      status: 'running',
+    });
+    expect(await store.claimTick('killed-run', later, later - 300_000)).toEqual({ claimed: true });
+  });
 
   it('writes a floor for both targets, from the four days in moto CloudWatch', async () => {
     expect(report.outcomes.map((o) => [o.targetId, o.outcome])).toEqual([
