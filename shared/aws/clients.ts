@@ -47,6 +47,14 @@ export const TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 5_000 } as c
  */
 export const HISTORY_TIMEOUTS = { connectionTimeout: 5_000, requestTimeout: 60_000 } as const;
 
+/**
+ * For the forecast function's CloudWatch client: one page of its history read holds up to 100,800
+ * datapoints (14 days of minutes for several series), which CloudWatch may take longer than the
+ * 5 s of TIMEOUTS to assemble. 20 s per attempt, 4 attempts, stays well inside the function's
+ * 300 s and its 30 s per target; the invocation deadline still cuts a call short.
+ */
+export const FORECAST_READ_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 20_000 } as const;
+
 export interface ClientOptions {
   /** The function's own region (DynamoDB, SSM, Step Functions). */
   region: string;
@@ -138,13 +146,17 @@ export function createClients(options: ClientOptions): Clients {
   };
 }
 
+/** The forecast function's CloudWatch configuration: FORECAST_READ_TIMEOUTS unless told otherwise. */
+export const forecastReadConfig = (options: ClientOptions, region: string) =>
+  clientConfig({ timeouts: FORECAST_READ_TIMEOUTS, ...options }, region);
+
 /** The five clients the forecast function uses, built the same way as createClients'. */
 export function createForecastClients(options: ClientOptions): ForecastClients {
   const config = (region?: string) => clientConfig(options, region);
   const b = finisher(options);
   return {
     home: { dynamo: b(documentClient(config())), ssm: b(new SSMClient(config())) },
-    cloudWatch: perRegion((r) => b(new CloudWatchClient(config(r)))),
+    cloudWatch: perRegion((r) => b(new CloudWatchClient(forecastReadConfig(options, r)))),
     appAutoScaling: perRegion((r) => b(new ApplicationAutoScalingClient(config(r)))),
     autoScaling: perRegion((r) => b(new AutoScalingClient(config(r)))),
   };

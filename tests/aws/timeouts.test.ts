@@ -16,7 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { fixedPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
-import { clientConfig, createClients, MAX_ATTEMPTS, TIMEOUTS } from '#shared/aws/clients.ts';
+import {
+  clientConfig,
+  createClients,
+  FORECAST_READ_TIMEOUTS,
+  forecastReadConfig,
+  MAX_ATTEMPTS,
+  TIMEOUTS,
+} from '#shared/aws/clients.ts';
 import { withDeadline } from '#shared/aws/deadline.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';
 import { CONFIG, captureTelemetry, eventFile } from '../functions/support.ts';
@@ -51,6 +58,19 @@ describe('per-attempt timeouts', () => {
     expect(clientConfig({ region: 'us-east-1' }).requestHandler).toEqual({
       connectionTimeout: 2_000,
       requestTimeout: 5_000,
+      throwOnRequestTimeout: true,
+    });
+  });
+
+  it("the forecast function's CloudWatch reads get 20 s per attempt (pages of up to 100,800 datapoints), its other clients 5 s; tests may still shorten them", () => {
+    expect(FORECAST_READ_TIMEOUTS).toEqual({ connectionTimeout: 2_000, requestTimeout: 20_000 });
+    expect(forecastReadConfig({ region: 'us-east-1' }, 'eu-west-1')).toMatchObject({
+      region: 'eu-west-1',
+      requestHandler: { connectionTimeout: 2_000, requestTimeout: 20_000, throwOnRequestTimeout: true },
+    });
+    const short = { connectionTimeout: 100, requestTimeout: 200 };
+    expect(forecastReadConfig({ region: 'us-east-1', timeouts: short }, 'us-east-1').requestHandler).toEqual({
+      ...short,
       throwOnRequestTimeout: true,
     });
   });
