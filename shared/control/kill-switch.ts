@@ -12,9 +12,10 @@
  *
  * The state machine cannot trim or lower-case in JSONPath. The evaluator passes the raw value it
  * judged off in the execution input (killSwitchValue), and the state machine, just before it
- * sends the change, goes on only while the parameter still holds exactly that value: any write
- * to the switch since the decision, to whatever value, stops the change (the next evaluation
- * reads the switch again and decides). So no component lets a change through on a value this
+ * sends the change, goes on only while the parameter still holds exactly that value: a change
+ * of the value since the decision, to whatever value, stops the change (the next evaluation
+ * reads the switch again and decides). It compares values, not versions: turned on and back to
+ * the very same string before the check, the switch lets the change through, as it then says off. So no component lets a change through on a value this
  * function calls on (pinned by tests/statemachines/kill-switch.test.ts).
  */
 import { clip, clipJson } from './bounded.ts';
