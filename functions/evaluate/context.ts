@@ -36,6 +36,12 @@ export interface TargetInputs {
   capacity: Capacity | Error;
   conflict: Conflict | null | Error;
   readings: TargetReadings | undefined;
+  /**
+   * The state item as the tick's batched read found it (item undefined: none yet); absent when
+   * it was not read in the batch, and the first attempt reads it with GetItem. Either way the
+   * claim's version condition decides: a stale read loses the claim and is read again.
+   */
+  stored?: { item: Record<string, unknown> | undefined };
 }
 
 export interface Attempt {

@@ -1,19 +1,29 @@
 /**
- * What one evaluation reads before deciding, batched across its targets: one GetMetricData per
- * region (every signal of every target), one DescribeAutoScalingGroups per region, one
- * DescribeEndpoint or DescribeInferenceComponent per SageMaker target, one
- * DescribeScalableTargets per region (then DescribeScalingPolicies only where Application Auto
- * Scaling is active), and one DescribePolicies per group (the call takes one group name). The
- * same calls whatever the load: constant work in calm and storm.
+ * What one evaluation reads before deciding, batched across its targets and bounded in flight.
+ * Per region and tick (shared/control/tick-calls.ts has the formula and the thresholds,
+ * tests/scale/tick-calls.test.ts pins it):
+ * - GetMetricData: ceil(queries / 500), every signal of every target, up to 4 calls at once;
+ * - DescribeAutoScalingGroups: ceil(groups / 50);
+ * - DescribeEndpoint: one per endpoint, shared by all its variants (SageMaker has no batch
+ *   describe, and live capacity is what every decision starts from); DescribeInferenceComponent
+ *   one per component; READS_IN_FLIGHT at a time;
+ * - DescribeScalableTargets: ceil(SageMaker resources / 50);
+ * - other scalers' policies, for the resources registered and scaling dynamically (A) and the
+ *   groups (G): one by one while there are at most ONE_BY_ONE_MAX, else one sweep of the
+ *   region's policies: ceil(P / 50) DescribeScalingPolicies, ceil(P / 100) DescribePolicies.
+ * The same calls whatever the load: constant work in calm and storm.
  *
  * Failures are kept per target: a metrics failure leaves signals missing (the engine holds and
- * never scales in on missing data); a capacity or scaler failure fails that target only.
+ * never scales in on missing data); a capacity or scaler failure fails the targets it concerns.
  */
-import { type ScalableRef, scalableRef } from '../../shared/aws/app-autoscaling.ts';
+import { refKey, type ScalableRef, scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Capacity } from '../../shared/aws/capacity.ts';
+import { type EndpointReading, variantCapacityFrom } from '../../shared/aws/sagemaker.ts';
 import { type Conflict, type GroupPolicy, groupConflict } from '../../shared/control/conflicts.ts';
+import { mapBounded } from '../../shared/control/pool.ts';
 import { batches, buildQueries, queryWindow } from '../../shared/control/queries.ts';
 import { convertResults, type RawMetricResult, type TargetReadings } from '../../shared/control/readings.ts';
+import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/control/tick-calls.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { Ports } from './ports.ts';
 
@@ -21,9 +31,25 @@ export interface Observation {
   readings: Map<string, TargetReadings>;
   capacity: Map<string, Capacity | Error>;
   conflicts: Map<string, Conflict | null | Error>;
+  /**
+   * State items read in batches, by target id (undefined: no item yet); a target absent from it
+   * reads its own with GetItem before its claim.
+   */
+  stored: Map<string, Record<string, unknown> | undefined>;
   /** Metric results rejected or unreadable, one line each (logged as warnings). */
   problems: string[];
+  /** Why the batched state read failed (each target then reads its own), or null. */
+  stateProblem: string | null;
 }
+
+/**
+ * Describe calls (endpoints, components, one group's policies) in flight at once. SageMaker and
+ * the Auto Scaling services throttle per account and region at rates they do not publish; 10
+ * at about 50-100 ms each reads 500 endpoints in 2.5-5 s, and the SDK backs off on throttling.
+ */
+export const READS_IN_FLIGHT = 10;
+/** GetMetricData calls in flight at once (each up to 500 queries; CloudWatch allows 50 a second). */
+export const METRIC_CALLS_IN_FLIGHT = 4;
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 const describe = (e: unknown) => `${asError(e).name}: ${asError(e).message}`;
@@ -31,23 +57,24 @@ const describe = (e: unknown) => `${asError(e).name}: ${asError(e).message}`;
 async function readMetrics(ports: Ports, targets: readonly TargetPolicy[], now: number) {
   const queries = buildQueries(targets);
   const window = queryWindow(targets, now);
-  const results: RawMetricResult[] = [];
   const problems: string[] = [];
-  for (const batch of batches(queries)) {
+  const pages = await mapBounded(batches(queries), METRIC_CALLS_IN_FLIGHT, async (batch) => {
     try {
-      results.push(...(await ports.metrics.getMetricData(batch.region, batch.queries, window)));
+      return await ports.metrics.getMetricData(batch.region, batch.queries, window);
     } catch (error) {
       problems.push(
         `GetMetricData in ${batch.region} failed (${describe(error)}): its signals read as missing`,
       );
+      return [] as RawMetricResult[];
     }
-  }
+  });
   const activation = new Map(targets.map((t) => [t.id, t.scaling.activation?.metric]));
-  const converted = convertResults(queries, results, (id) => activation.get(id), now);
+  const converted = convertResults(queries, pages.flat(), (id) => activation.get(id), now);
   return { readings: converted.byTarget, problems: [...problems, ...converted.problems] };
 }
 
 type GroupTarget = Extract<TargetPolicy, { kind: 'ec2-asg' }>;
+type VariantTarget = Extract<TargetPolicy, { kind: 'sagemaker-variant' }>;
 const isGroup = (t: TargetPolicy): t is GroupTarget => t.kind === 'ec2-asg';
 const missingGroup = (name: string, region: string) =>
   new Error(`Auto Scaling group "${name}" does not exist in ${region}`);
@@ -68,9 +95,9 @@ export async function readCapacity(ports: Ports, t: TargetPolicy): Promise<Capac
   }
 }
 
-function byRegion<T extends TargetPolicy>(targets: readonly T[]): Map<string, T[]> {
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
-  for (const t of targets) out.set(t.region, [...(out.get(t.region) ?? []), t]);
+  for (const t of items) out.set(key(t), [...(out.get(key(t)) ?? []), t]);
   return out;
 }
 
@@ -79,12 +106,21 @@ interface PerTarget {
   conflicts: Map<string, Conflict | null | Error>;
 }
 
-/** Each group's policies, one DescribePolicies after the other; a failure fails that group only. */
+/**
+ * Each group's policies: one sweep of the region for more than ONE_BY_ONE_MAX groups (a
+ * failure fails them all), else one DescribePolicies per group (a failure fails that group).
+ */
 async function policiesOf(ports: Ports, region: string, names: readonly string[]) {
+  const unique = [...new Set(names)];
   const out = new Map<string, GroupPolicy[] | Error>();
-  for (const name of new Set(names)) {
-    out.set(name, await ports.groups.scalingPolicies(region, name).catch(asError));
+  if (unique.length > ONE_BY_ONE_MAX && ports.groupPolicies) {
+    const all = await ports.groupPolicies.allGroupPolicies(region).catch(asError);
+    for (const name of unique) out.set(name, all instanceof Error ? all : (all.get(name) ?? []));
+    return out;
   }
+  await mapBounded(unique, READS_IN_FLIGHT, async (name) => {
+    out.set(name, await ports.groups.scalingPolicies(region, name).catch(asError));
+  });
   return out;
 }
 
@@ -109,19 +145,32 @@ async function readGroupsIn(ports: Ports, region: string, list: readonly GroupTa
   }
 }
 
+/** Policy names of the active refs: one by one for a few, one sweep of the region for more. */
+async function policyNamesOf(ports: Ports, region: string, active: readonly ScalableRef[]) {
+  const sweep = ports.scalers.policiesInNamespace;
+  if (active.length > ONE_BY_ONE_MAX && sweep) {
+    const all = await sweep.call(ports.scalers, region);
+    return new Map(active.map((ref) => [refKey(ref), all.get(refKey(ref)) ?? []]));
+  }
+  const named = await mapBounded(active, READS_IN_FLIGHT, (ref) => ports.scalers.policyNames(region, ref));
+  return new Map(active.map((ref, i) => [refKey(ref), named[i]!]));
+}
+
 async function conflictsIn(ports: Ports, region: string, refs: Map<string, ScalableRef>) {
   const active = await ports.scalers.activeScalableTargets(region, [...refs.values()]);
+  const activeRefs = [...refs.values()].filter((ref) => active.has(ref.resourceId));
+  const names = await policyNamesOf(ports, region, activeRefs);
   const out = new Map<string, Conflict | null>();
   for (const [id, ref] of refs) {
-    const names = active.has(ref.resourceId) ? await ports.scalers.policyNames(region, ref) : [];
+    const own = names.get(refKey(ref)) ?? [];
     out.set(
       id,
-      names.length > 0
+      own.length > 0
         ? {
             scaler: 'application-auto-scaling',
             resourceId: ref.resourceId,
             scalableDimension: ref.dimension,
-            policyNames: names,
+            policyNames: own,
           }
         : null,
     );
@@ -129,12 +178,40 @@ async function conflictsIn(ports: Ports, region: string, refs: Map<string, Scala
   return out;
 }
 
-async function readSageMaker(ports: Ports, targets: readonly TargetPolicy[], into: PerTarget) {
-  await Promise.all([
-    ...targets.map(async (t) => {
+/**
+ * One read per endpoint (all its variant targets) or per component, READS_IN_FLIGHT at a time.
+ * Without the endpoints port (in-memory fakes), one variantCapacity per variant.
+ */
+async function readSageMakerCapacity(ports: Ports, targets: readonly TargetPolicy[], into: PerTarget) {
+  const endpoints = ports.endpoints;
+  const shared = (t: TargetPolicy): t is VariantTarget => t.kind === 'sagemaker-variant' && !!endpoints;
+  const byEndpoint = [...groupBy(targets.filter(shared), (t) => `${t.region}|${t.endpointName}`).values()];
+  const alone = targets.filter((t) => !shared(t));
+  const reads: (() => Promise<void>)[] = [
+    ...byEndpoint.map((variants) => async () => {
+      const { region, endpointName } = variants[0]!;
+      const out: EndpointReading | Error = await endpoints!
+        .describeEndpoint(region, endpointName)
+        .catch(asError);
+      for (const t of variants) {
+        try {
+          into.capacity.set(t.id, out instanceof Error ? out : variantCapacityFrom(out, t.variantName));
+        } catch (error) {
+          into.capacity.set(t.id, asError(error));
+        }
+      }
+    }),
+    ...alone.map((t) => async () => {
       into.capacity.set(t.id, await readCapacity(ports, t).catch(asError));
     }),
-    ...[...byRegion(targets)].map(async ([region, list]) => {
+  ];
+  await mapBounded(reads, READS_IN_FLIGHT, (read) => read());
+}
+
+async function readSageMaker(ports: Ports, targets: readonly TargetPolicy[], into: PerTarget) {
+  await Promise.all([
+    readSageMakerCapacity(ports, targets, into),
+    ...[...groupBy(targets, (t) => t.region)].map(async ([region, list]) => {
       const refs = new Map(list.map((t) => [t.id, scalableRef(t)!]));
       try {
         for (const [id, c] of await conflictsIn(ports, region, refs)) into.conflicts.set(id, c);
@@ -148,7 +225,7 @@ async function readSageMaker(ports: Ports, targets: readonly TargetPolicy[], int
 async function readTargets(ports: Ports, targets: readonly TargetPolicy[]): Promise<PerTarget> {
   const into: PerTarget = { capacity: new Map(), conflicts: new Map() };
   await Promise.all([
-    ...[...byRegion(targets.filter(isGroup))].map(([region, list]) =>
+    ...[...groupBy(targets.filter(isGroup), (t) => t.region)].map(([region, list]) =>
       readGroupsIn(ports, region, list, into),
     ),
     readSageMaker(
@@ -160,14 +237,36 @@ async function readTargets(ports: Ports, targets: readonly TargetPolicy[]): Prom
   return into;
 }
 
+/** State items in batches; a failed batch read leaves each target to read its own. */
+async function readStates(ports: Ports, targets: readonly TargetPolicy[]) {
+  const none = new Map<string, Record<string, unknown> | undefined>();
+  if (!ports.stateBatch || targets.length < BATCH_STATE_FROM) return { stored: none, problem: null };
+  try {
+    return { stored: await ports.stateBatch.readMany(targets.map((t) => t.id)), problem: null };
+  } catch (error) {
+    return {
+      stored: none,
+      problem: `BatchGetItem of the state items failed (${describe(error)}): each target reads its own`,
+    };
+  }
+}
+
 export async function observe(
   ports: Ports,
   targets: readonly TargetPolicy[],
   now: number,
 ): Promise<Observation> {
-  const [metrics, { capacity, conflicts }] = await Promise.all([
+  const [metrics, { capacity, conflicts }, states] = await Promise.all([
     readMetrics(ports, targets, now),
     readTargets(ports, targets),
+    readStates(ports, targets),
   ]);
-  return { readings: metrics.readings, capacity, conflicts, problems: metrics.problems };
+  return {
+    readings: metrics.readings,
+    capacity,
+    conflicts,
+    stored: states.stored,
+    problems: metrics.problems,
+    stateProblem: states.problem,
+  };
 }

@@ -4,16 +4,29 @@ import { autoScalingAdapter, type GroupsPort } from '../../shared/aws/autoscalin
 import type { Clients } from '../../shared/aws/clients.ts';
 import { cloudWatchMetrics, type MetricsPort } from '../../shared/aws/cloudwatch.ts';
 import { dynamoStateStore, type StatePort } from '../../shared/aws/dynamodb.ts';
-import { type SageMakerPort, sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
+import { type GroupPoliciesPort, groupPoliciesAdapter } from '../../shared/aws/group-policies.ts';
+import {
+  type EndpointsPort,
+  endpointReads,
+  type SageMakerPort,
+  sageMakerAdapter,
+} from '../../shared/aws/sagemaker.ts';
 import { type ExecutionsPort, stepFunctionsAdapter } from '../../shared/aws/sfn.ts';
 import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { type StateBatchPort, stateBatchReads } from '../../shared/aws/state-batch.ts';
 
 export interface Ports {
   metrics: MetricsPort;
   sageMaker: SageMakerPort;
+  /** One DescribeEndpoint per endpoint for all its variants (observe.ts); without it, one per variant. */
+  endpoints?: EndpointsPort;
   groups: GroupsPort;
+  /** The region-wide DescribePolicies sweep (observe.ts); without it, groups are asked one by one. */
+  groupPolicies?: GroupPoliciesPort;
   scalers: ScalersPort;
   state: StatePort;
+  /** State items in batches of 100 (observe.ts); without it, each target reads its own. */
+  stateBatch?: StateBatchPort;
   executions: ExecutionsPort;
   parameters: ParametersPort;
 }
@@ -22,9 +35,12 @@ export function awsPorts(clients: Clients, tableName: string): Ports {
   return {
     metrics: cloudWatchMetrics(clients.cloudWatch),
     sageMaker: sageMakerAdapter(clients.sageMaker),
+    endpoints: endpointReads(clients.sageMaker),
     groups: autoScalingAdapter(clients.autoScaling),
+    groupPolicies: groupPoliciesAdapter(clients.autoScaling),
     scalers: appAutoScalingAdapter(clients.appAutoScaling),
     state: dynamoStateStore(clients.home.dynamo, tableName),
+    stateBatch: stateBatchReads(clients.home.dynamo, tableName),
     executions: stepFunctionsAdapter(clients.home.sfn),
     parameters: ssmParameters(clients.home.ssm),
   };

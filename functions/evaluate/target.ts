@@ -307,7 +307,9 @@ export async function evaluateTarget(
       await ctx.backoff(tries);
       capacity = await readCapacity(ctx.ports, t);
     }
-    last = attempt(ctx, t, capacity, decodeState(await ctx.ports.state.read(t.id)), inp);
+    // The tick's batched read serves the first attempt; after a lost claim, read again, fresh.
+    const item = tries === 0 && inp.stored ? inp.stored.item : await ctx.ports.state.read(t.id);
+    last = attempt(ctx, t, capacity, decodeState(item), inp);
     if (await claim(ctx, t, last)) return finish(ctx, t, last, tries);
   }
   return {

@@ -24,11 +24,11 @@ const text = (value: unknown, field: string): string => {
   return value;
 };
 
+/** What DescribeEndpoint says of one endpoint: its status and every variant's counts. */
+export type EndpointReading = Pick<DescribeEndpointCommandOutput, 'EndpointStatus' | 'ProductionVariants'>;
+
 /** DescribeEndpoint output to the capacity of one variant. */
-export function variantCapacityFrom(
-  out: Pick<DescribeEndpointCommandOutput, 'EndpointStatus' | 'ProductionVariants'>,
-  variantName: string,
-): Capacity {
+export function variantCapacityFrom(out: EndpointReading, variantName: string): Capacity {
   const status = text(out.EndpointStatus, 'DescribeEndpoint EndpointStatus');
   const variant = (out.ProductionVariants ?? []).find((v) => v.VariantName === variantName);
   if (!variant) throw new MalformedResponseError(`DescribeEndpoint has no variant "${variantName}"`);
@@ -86,17 +86,32 @@ export type SageMakerReads = SageMakerPort & {
 };
 
 export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient): SageMakerReads {
+  const { describeEndpoint } = endpointReads(clientFor);
   return {
     [SAGEMAKER_CLIENTS]: clientFor,
-    variantCapacity: async (region, EndpointName, variantName) =>
-      variantCapacityFrom(
-        await clientFor(region).send(new DescribeEndpointCommand({ EndpointName })),
-        variantName,
-      ),
+    variantCapacity: async (region, endpointName, variantName) =>
+      variantCapacityFrom(await describeEndpoint(region, endpointName), variantName),
     componentCapacity: async (region, InferenceComponentName) =>
       componentCapacityFrom(
         await clientFor(region).send(new DescribeInferenceComponentCommand({ InferenceComponentName })),
       ),
+  };
+}
+
+/**
+ * One DescribeEndpoint for every variant of the endpoint at once: the evaluator reads each
+ * endpoint once per tick however many of its variants are targets (variantCapacityFrom picks
+ * each). A port of its own (optional in functions/evaluate/ports.ts), so SageMakerPort and its
+ * in-memory fakes stay as they are.
+ */
+export interface EndpointsPort {
+  describeEndpoint(region: string, endpointName: string): Promise<EndpointReading>;
+}
+
+export function endpointReads(clientFor: (region: string) => SageMakerClient): EndpointsPort {
+  return {
+    describeEndpoint: (region, EndpointName) =>
+      clientFor(region).send(new DescribeEndpointCommand({ EndpointName })),
   };
 }
 

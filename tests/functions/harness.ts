@@ -23,13 +23,19 @@ import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@a
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { MetadataBearer } from '@smithy/types';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { createEvaluator, type EvaluatorDeps, type Invocation } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
-import { createClients } from '#shared/aws/clients.ts';
+import { type Clients, createClients } from '#shared/aws/clients.ts';
 import { type CapturedTelemetry, CONFIG, captureTelemetry, REPLAY_POLICY } from './support.ts';
 
 /** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
@@ -41,13 +47,26 @@ const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
 /**
- * DynamoDB semantics the state store relies on: strongly consistent Get, conditional Update (with
+ * DynamoDB semantics the state store relies on: strongly consistent Get and BatchGet, conditional Update (with
  * the claim's leadTimes and the trim of leadTimesSfn by index).
  */
 export function fakeTable(ddb: Stub) {
   const items = new Map<string, Record<string, unknown>>();
   const key = (k: { pk: string; sk: string }) => `${k.pk}|${k.sk}`;
   ddb.on(GetCommand).callsFake(async (input) => ({ Item: structuredClone(items.get(key(input.Key))) }));
+  // BatchGetItem (the evaluator's state reads for 2 targets or more): every key processed.
+  ddb.on(BatchGetCommand).callsFake(async (input) => ({
+    Responses: Object.fromEntries(
+      Object.entries(input.RequestItems ?? {}).map(([table, req]) => [
+        table,
+        ((req as { Keys: { pk: string; sk: string }[] }).Keys ?? [])
+          .map((k) => items.get(key(k)))
+          .filter((item) => item !== undefined)
+          .map((item) => structuredClone(item)),
+      ]),
+    ),
+    UnprocessedKeys: {},
+  }));
   ddb.on(PutCommand).callsFake(async (input) => {
     items.set(key(input.Item), structuredClone(input.Item));
     return {};
@@ -177,6 +196,8 @@ export function harness(
   options: {
     deps?: Partial<EvaluatorDeps>;
     endpoint?: { current: number; desired: number; status?: string };
+    /** Changes the SDK clients before the ports are built (bench/tick.bench.ts adds latency). */
+    clients?: (clients: Clients) => Clients;
   } = {},
 ): Harness {
   const mocks = MOCKS;
@@ -223,13 +244,11 @@ export function harness(
     startDate: new Date(),
   }));
 
-  const ports = awsPorts(
-    createClients({
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-    }),
-    CONFIG.STATE_TABLE_NAME,
-  );
+  const clients = createClients({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+  const ports = awsPorts(options.clients ? options.clients(clients) : clients, CONFIG.STATE_TABLE_NAME);
   const telemetry = captureTelemetry();
   let ids = 0;
   const evaluate = createEvaluator({

@@ -1,0 +1,107 @@
+/**
+ * How many AWS calls one evaluation makes, as a formula of the policy's shape: the contract the
+ * evaluator's reads (functions/evaluate/observe.ts) keep, and the figure docs/scale.md derives
+ * the ceiling of one deployment from. tests/scale/tick-calls.test.ts counts every SDK call of a
+ * tick of 50 and 500 targets and compares it with this, so a change that brings back a call per
+ * target where a batched or shared one exists fails there.
+ *
+ * Per region r, with Q_r metric queries, E_r endpoints, C_r inference components, S_r SageMaker
+ * resources (A_r of them registered with Application Auto Scaling and scaling dynamically),
+ * G_r groups, and P_r / PG_r the region's SageMaker / EC2 Auto Scaling scaling policies:
+ *   GetMetricData               ceil(Q_r / 500)
+ *   DescribeEndpoint            E_r (one per endpoint, whatever its number of variant targets)
+ *   DescribeInferenceComponent  C_r
+ *   DescribeScalableTargets     ceil(S_r / 50)
+ *   DescribeScalingPolicies     A_r if A_r <= 4, else ceil(P_r / 50) (at least 1)
+ *   DescribeAutoScalingGroups   ceil(G_r / 50)
+ *   DescribePolicies            G_r if G_r <= 4, else ceil(PG_r / 100) (at least 1)
+ * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold) and, for N >= 2
+ * targets, BatchGetItem ceil(N / 100) (one target: GetItem 1).
+ *
+ * Worked example (tests/scale, "500 variants"): 500 single-variant endpoints with 3 signals
+ * each, all registered, 20 with a policy: 1 + ceil(1500 / 500) + 500 + ceil(500 / 50) +
+ * ceil(20 / 50) + ceil(500 / 100) = 1 + 3 + 500 + 10 + 1 + 5 = 520 reads, of which only the
+ * 500 DescribeEndpoint grow with the targets. Then per target its writes: the claim (UpdateItem,
+ * when the plan keeps state), its action when it acts, and the decision record (PutItem).
+ */
+import type { TargetPolicy } from '../policy/schema.ts';
+import { buildQueries, MAX_QUERIES_PER_CALL } from './queries.ts';
+
+/**
+ * Up to this many resources (or groups) in a region are asked about one by one: at most 4
+ * calls, side by side. More sweep the region's policies instead, ceil(P / 50) calls, fewer
+ * unless the region holds over 200 SageMaker (400 group) scaling policies.
+ */
+export const ONE_BY_ONE_MAX = 4;
+/** From this many targets, state items are read with BatchGetItem (one target: GetItem, 1 call either way). */
+export const BATCH_STATE_FROM = 2;
+export const SCALABLE_TARGET_IDS_PER_CALL = 50;
+export const SCALING_POLICIES_PER_PAGE = 50;
+export const GROUP_NAMES_PER_CALL = 50;
+export const GROUP_POLICIES_PER_PAGE = 100;
+export const STATE_KEYS_PER_CALL = 100;
+
+/** What the formula needs to know of a region beyond the policy. */
+export interface RegionFacts {
+  /** The targets' SageMaker resources registered with Application Auto Scaling and scaling dynamically. */
+  activeResources: number;
+  /** SageMaker scaling policies in the region, Governor's targets' or not (a sweep reads them all). */
+  sageMakerPolicies: number;
+  /** EC2 Auto Scaling policies in the region. */
+  groupPolicies: number;
+}
+
+export type TickCalls = Record<string, number>;
+
+const up = (n: number, per: number) => Math.ceil(n / per);
+const perResource = (n: number, policies: number, per: number) =>
+  n <= ONE_BY_ONE_MAX ? n : Math.max(1, up(policies, per));
+
+function regionReads(targets: readonly TargetPolicy[], facts: RegionFacts): TickCalls {
+  const endpoints = new Set<string>();
+  const resources = new Set<string>();
+  let components = 0;
+  let groups = 0;
+  for (const t of targets) {
+    if (t.kind === 'sagemaker-variant') {
+      endpoints.add(t.endpointName);
+      resources.add(`endpoint/${t.endpointName}/variant/${t.variantName}`);
+    } else if (t.kind === 'sagemaker-inference-component') {
+      components++;
+      resources.add(`inference-component/${t.inferenceComponentName}`);
+    } else groups++;
+  }
+  return {
+    'CloudWatch.GetMetricData': up(buildQueries(targets).length, MAX_QUERIES_PER_CALL),
+    'SageMaker.DescribeEndpoint': endpoints.size,
+    'SageMaker.DescribeInferenceComponent': components,
+    'ApplicationAutoScaling.DescribeScalableTargets': up(resources.size, SCALABLE_TARGET_IDS_PER_CALL),
+    'ApplicationAutoScaling.DescribeScalingPolicies': perResource(
+      facts.activeResources,
+      facts.sageMakerPolicies,
+      SCALING_POLICIES_PER_PAGE,
+    ),
+    'AutoScaling.DescribeAutoScalingGroups': up(groups, GROUP_NAMES_PER_CALL),
+    'AutoScaling.DescribePolicies': perResource(groups, facts.groupPolicies, GROUP_POLICIES_PER_PAGE),
+  };
+}
+
+/** The reads of one evaluation of `targets` (no lost claims): calls by "Service.Operation", zeros left out. */
+export function tickReads(
+  targets: readonly TargetPolicy[],
+  factsOf: (region: string) => RegionFacts,
+  options: { policyCached: boolean },
+): TickCalls {
+  const total: TickCalls = {
+    'SSM.GetParameter': options.policyCached ? 1 : 2,
+    'DynamoDB.BatchGet': targets.length >= BATCH_STATE_FROM ? up(targets.length, STATE_KEYS_PER_CALL) : 0,
+    'DynamoDB.Get': targets.length >= BATCH_STATE_FROM ? 0 : targets.length,
+  };
+  const regions = new Map<string, TargetPolicy[]>();
+  for (const t of targets) regions.set(t.region, [...(regions.get(t.region) ?? []), t]);
+  for (const [region, list] of regions) {
+    for (const [call, n] of Object.entries(regionReads(list, factsOf(region))))
+      total[call] = (total[call] ?? 0) + n;
+  }
+  return Object.fromEntries(Object.entries(total).filter(([, n]) => n > 0));
+}
