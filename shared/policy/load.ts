@@ -4,6 +4,8 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { failoverProblems } from './failover-rules.ts';
+import { FailoverSchema, ROUTING_KINDS } from './failover-schema.ts';
 import { crossFieldProblems, formatPath, type PolicyProblem } from './rules.ts';
 import {
   METRIC_NAMES,
@@ -58,7 +60,8 @@ function phrase(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string
       if ((issue as { note?: string }).note === 'No matching discriminator') {
         const key = (issue as { discriminator?: string }).discriminator ?? String(path.at(-1));
         const at = path.at(-1) === key ? path : [...path, key];
-        const allowed = key === 'metric' ? METRIC_NAMES : TARGET_KINDS;
+        const allowed =
+          key === 'metric' ? METRIC_NAMES : at.includes('routing') ? ROUTING_KINDS : TARGET_KINDS;
         return { path: at, message: `is missing or unknown: use one of ${allowed.join(', ')}` };
       }
       return { path, message: issue.message };
@@ -124,15 +127,32 @@ function fieldValidTargets(data: unknown): (TargetPolicy | undefined)[] {
   });
 }
 
+/** The failover block's cross-field problems, when it is there and valid field by field. */
+function fieldValidFailoverProblems(data: unknown, targets: (TargetPolicy | undefined)[]): PolicyProblem[] {
+  const failover = (data as { failover?: unknown } | null)?.failover;
+  if (failover === undefined) return [];
+  const r = FailoverSchema.safeParse(failover);
+  return r.success ? failoverProblems(r.data, targets) : [];
+}
+
 export function validatePolicy(data: unknown): PolicyResult {
   const result = PolicyFileSchema.safeParse(data, { reportInput: true });
   if (result.success) {
-    const problems = crossFieldProblems(result.data.targets);
+    const { targets, failover } = result.data;
+    const problems = [
+      ...crossFieldProblems(targets),
+      ...(failover ? failoverProblems(failover, targets) : []),
+    ];
     return problems.length === 0 ? { ok: true, policy: result.data } : { ok: false, problems };
   }
+  const targets = fieldValidTargets(data);
   return {
     ok: false,
-    problems: [...problemsFromZod(result.error), ...crossFieldProblems(fieldValidTargets(data))],
+    problems: [
+      ...problemsFromZod(result.error),
+      ...crossFieldProblems(targets),
+      ...fieldValidFailoverProblems(data, targets),
+    ],
   };
 }
 

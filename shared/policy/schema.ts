@@ -5,6 +5,7 @@
  * field names or the comments. Cross-field rules live in ./rules.ts.
  */
 import * as z from 'zod';
+import { FailoverSchema } from './failover-schema.ts';
 
 const positiveSeconds = () =>
   z.number().int().positive({ message: 'must be a whole number of seconds greater than 0' });
@@ -360,6 +361,9 @@ export const PolicyFileSchema = z
   .object({
     version: z.literal(1, { message: 'must be 1' }),
     targets: z.array(TargetSchema).min(1, { message: 'needs at least one target' }),
+    failover: FailoverSchema.optional().describe(
+      'Region failover: groups of targets serving the same model in different regions (docs/failover.md).',
+    ),
   })
   .strict();
 

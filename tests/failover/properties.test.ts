@@ -1,0 +1,169 @@
+/**
+ * Invariants of stepFailover() over health combinations and phases: traffic always has somewhere
+ * to go (weights are whole percents summing to 100; a routing-controls action always turns one
+ * on), a failover never starts while no region is healthy, and never within the dwell of the last.
+ * fast-check over random timelines (10,000 runs on CI, 500 locally), and exhaustive enumeration
+ * of every 3-minute continuation from a state in each phase.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ResolvedGroup } from '#shared/failover/group.ts';
+import { stepFailover } from '#shared/failover/plan.ts';
+import type { FailoverState, FailoverStepResult, Phase } from '#shared/failover/types.ts';
+import {
+  activeActive,
+  at,
+  EAST,
+  EU,
+  type Look,
+  observe,
+  primaryStandby,
+  propertyRuns,
+  run,
+  WEST,
+} from './harness.ts';
+
+const arc = () =>
+  primaryStandby({
+    routing: {
+      kind: 'arc-routing-controls',
+      routingControls: {
+        [EAST]: 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/east',
+        [WEST]: 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/west',
+      },
+      clusterEndpoints: [{ region: EAST, endpoint: 'https://host-aaaa.us-east-1.example.com/v1' }],
+    },
+  });
+
+const GROUPS: { name: string; group: ResolvedGroup; regions: string[] }[] = [
+  {
+    name: 'primary-standby, Route 53',
+    group: primaryStandby({ shift: { dwellMinutes: 20 } }),
+    regions: [EAST, WEST],
+  },
+  { name: 'primary-standby, ARC', group: arc(), regions: [EAST, WEST] },
+  {
+    name: 'active-active, Global Accelerator',
+    group: activeActive({ shift: { dwellMinutes: 20 } }),
+    regions: [EAST, WEST, EU],
+  },
+];
+
+/** Checks every invariant on one step; `starts` collects failover start times across the timeline. */
+function checkStep(group: ResolvedGroup, r: FailoverStepResult, starts: number[]): void {
+  const weights = Object.values(r.state.weights);
+  expect(weights.reduce((s, w) => s + w, 0)).toBe(100);
+  expect(weights.every((w) => Number.isInteger(w) && w >= 0)).toBe(true);
+  for (const a of r.actions) {
+    if (a.kind === 'set-routing-controls') expect(a.on.length).toBeGreaterThan(0);
+    if (a.kind === 'set-dials') expect(Object.values(a.dials).some((d) => d > 0)).toBe(true);
+    if (a.kind !== 'prescale' && a.kind !== 'alarm')
+      expect(Object.values(a.weights).reduce((s, w) => s + w, 0)).toBe(100);
+  }
+  if (r.decision.reasons[0] === 'FailoverStarted') {
+    expect(Object.values(r.decision.health).some((h) => h.status === 'healthy')).toBe(true);
+    const last = starts.at(-1);
+    if (last !== undefined)
+      expect(r.decision.at - last).toBeGreaterThanOrEqual(group.shift.dwellMinutes * 60_000);
+    starts.push(r.decision.at);
+  }
+  // Traffic moves further off a region only toward a healthy one.
+  if (r.decision.reasons[0] === 'ShiftStep') {
+    expect(Object.values(r.decision.health).some((h) => h.status === 'healthy')).toBe(true);
+  }
+}
+
+const lookArb = fc.constantFrom<Look>('ok', 'ok', 'breach', 'missing');
+
+describe('random timelines (fast-check)', () => {
+  it.each(GROUPS)('$name: every invariant holds at every step', ({ group, regions }) => {
+    const minuteArb = fc.record({
+      looks: fc.tuple(...regions.map(() => lookArb)),
+      ready: fc.constantFrom(0, 3, 50),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(minuteArb, fc.integer({ min: 1, max: 8 })), { minLength: 1, maxLength: 25 }),
+        (spans) => {
+          const minutes = spans.flatMap(([m, n]) => Array(n).fill(m) as (typeof m)[]);
+          const starts: number[] = [];
+          let state: FailoverState | undefined;
+          const { results } = run(
+            group,
+            (i) => {
+              const m = minutes[i]!;
+              return {
+                looks: Object.fromEntries(regions.map((r, k) => [r, m.looks[k]!])),
+                ready: Object.fromEntries(regions.map((r) => [r, m.ready])),
+                demand: Object.fromEntries(regions.map((r) => [r, 2])),
+              };
+            },
+            minutes.length,
+          );
+          for (const r of results) {
+            checkStep(group, r, starts);
+            state = r.state;
+          }
+          expect(state).toBeDefined();
+        },
+      ),
+      { numRuns: propertyRuns() },
+    );
+  });
+});
+
+describe('every 3-minute continuation from each phase (exhaustive)', () => {
+  const group = primaryStandby({ shift: { dwellMinutes: 30 } });
+  // One scripted timeline passes through every phase; its states are the starting points.
+  const script = (m: number): { east: Look; readyWest: number } =>
+    m < 20 ? { east: 'breach', readyWest: m < 15 ? 0 : 20 } : { east: 'ok', readyWest: 20 };
+  const { results } = run(
+    group,
+    (m) => ({
+      looks: { [EAST]: script(m).east, [WEST]: 'ok' },
+      ready: { [EAST]: 20, [WEST]: script(m).readyWest },
+      demand: { [EAST]: 4, [WEST]: 4 },
+    }),
+    90,
+  );
+  const starts = results.map((r, i) => ({ minute: i, state: r.state }));
+  const phases = new Set<Phase>(starts.map((s) => s.state.phase));
+  const LOOKS: Look[] = ['ok', 'breach', 'missing'];
+  const combos = LOOKS.flatMap((e) => LOOKS.map((w) => [e, w] as const));
+
+  it('the scripted timeline reaches every phase, both directions', () => {
+    expect([...phases].sort()).toEqual(['failed-over', 'halted', 'prescaling', 'shifting', 'steady']);
+    expect(new Set(starts.map((s) => s.state.direction))).toEqual(new Set([null, 'failover', 'failback']));
+  });
+
+  it('from every state of it, every health combination for 3 minutes keeps every invariant', () => {
+    let steps = 0;
+    for (const { minute, state: from } of starts) {
+      for (const a of combos)
+        for (const b of combos)
+          for (const c of combos)
+            for (const ready of [0, 20]) {
+              let state = from;
+              const begun = from.lastFailoverAt === null ? [] : [from.lastFailoverAt];
+              [a, b, c].forEach(([east, west], k) => {
+                const now = at(minute + 1 + k);
+                const obs = observe(
+                  {
+                    looks: { [EAST]: east, [WEST]: west },
+                    ready: { [EAST]: ready, [WEST]: ready },
+                    demand: { [EAST]: 4 },
+                  },
+                  now,
+                );
+                const r = stepFailover(state, obs, group, now);
+                checkStep(group, r, begun);
+                if (east !== 'ok' && west !== 'ok' && r.decision.reasons[0] === 'FailoverStarted')
+                  throw new Error('failover with no healthy region');
+                state = r.state;
+                steps++;
+              });
+            }
+    }
+    expect(steps).toBe(starts.length * 729 * 2 * 3);
+  });
+});
