@@ -1,0 +1,36 @@
+/**
+ * The failover health evaluation's environment, parsed once at cold start; a missing variable
+ * fails fast naming it.
+ */
+import * as z from 'zod';
+import { ConfigError } from '../../shared/control/config.ts';
+
+const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
+
+export const FailoverConfigSchema = z.object({
+  POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
+  STATE_TABLE_NAME: name('the DynamoDB table for the FAILOVER# items and records'),
+  /** Where each region's evaluate function writes its target state items (the heartbeat). */
+  PEER_STATE_TABLE_NAME: name('the state table name of the stacks in the member regions'),
+  KILL_SWITCH_PARAMETER_NAME: name('the SSM parameter whose value "on" stops all actions'),
+  FAILOVER_STATE_MACHINE_ARN: name('the failover state machine'),
+  /** shadow (the default): decisions are recorded, no execution starts. */
+  GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
+  /** standby: this stack evaluates and acts; primary: it only beats (the evaluate function) and records nothing here. */
+  FAILOVER_REGION_ROLE: z
+    .enum(['standby', 'primary'], { message: 'must be "standby" or "primary"' })
+    .default('standby'),
+  METRIC_NAMESPACE: z.string().min(1).default('Governor'),
+  /** Ticks older than this are refused: the next one-minute tick runs instead. */
+  MAX_TICK_AGE_SECONDS: z.coerce.number().int().positive().default(120),
+  AUDIT_TTL_DAYS: z.coerce.number().int().positive().default(30),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+});
+export type FailoverConfig = z.infer<typeof FailoverConfigSchema>;
+
+export function parseFailoverConfig(env: Record<string, string | undefined>): FailoverConfig {
+  const result = FailoverConfigSchema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
+  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+}

@@ -1,0 +1,55 @@
+/**
+ * The failover health evaluation Lambda: wakes once a minute (EventBridge Scheduler) in the
+ * standby region, evaluates every failover group this region stands by for, records one decision
+ * per group and starts the failover state machine when the planner acts (docs/failover.md).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { clientConfig, createClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { RESERVE_MS } from '../../shared/control/budget.ts';
+import { accountOfArn } from '../../shared/control/routing.ts';
+import { parseFailoverConfig } from './config.ts';
+import { awsFailoverPorts } from './ports.ts';
+import { createFailoverEvaluator } from './run.ts';
+
+const config = parseFailoverConfig(process.env);
+const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover' });
+const options = { region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL, credentials: fromEnv() };
+const peers = new Map<string, DynamoDBDocumentClient>();
+const dynamoFor = (region: string) => {
+  let c = peers.get(region);
+  if (!c) {
+    c = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options, region)));
+    peers.set(region, c);
+  }
+  return c;
+};
+const run = createFailoverEvaluator({
+  config,
+  ports: awsFailoverPorts(
+    createClients(options),
+    dynamoFor,
+    config.STATE_TABLE_NAME,
+    config.PEER_STATE_TABLE_NAME,
+  ),
+  telemetry: {
+    info: (m, a) => logger.info(m, a ?? {}),
+    error: (m, a) => logger.error(m, a ?? {}),
+    decision: (record) =>
+      logger.info(`failover ${String(record.groupId)}: ${String(record.outcome)}`, { record }),
+  },
+});
+
+export const handler = middy(async (event: unknown, context: Context) => {
+  const left = () => context.getRemainingTimeInMillis() - RESERVE_MS.evaluate;
+  const report = await withDeadline(Date.now() + left(), () =>
+    run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn) }),
+  );
+  return { eventId: report.eventId, ignored: report.ignored?.reason ?? null, groups: report.groups };
+}).use(injectLambdaContext(logger));

@@ -1,0 +1,42 @@
+/** Every adapter the failover health evaluation uses, built from one set of SDK clients. */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { autoScalingAdapter, type GroupsPort } from '../../shared/aws/autoscaling.ts';
+import type { Clients } from '../../shared/aws/clients.ts';
+import { cloudWatchMetrics, type MetricsPort } from '../../shared/aws/cloudwatch.ts';
+import {
+  dynamoFailoverStore,
+  dynamoHeartbeats,
+  type FailoverExecutionsPort,
+  type FailoverStorePort,
+  failoverExecutions,
+  type HeartbeatPort,
+} from '../../shared/aws/failover-store.ts';
+import { type SageMakerPort, sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
+import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+
+export interface FailoverPorts {
+  parameters: ParametersPort;
+  metrics: MetricsPort;
+  sageMaker: SageMakerPort;
+  groups: GroupsPort;
+  store: FailoverStorePort;
+  heartbeats: HeartbeatPort;
+  executions: FailoverExecutionsPort;
+}
+
+export function awsFailoverPorts(
+  clients: Clients,
+  dynamoFor: (region: string) => DynamoDBDocumentClient,
+  tableName: string,
+  peerTableName: string,
+): FailoverPorts {
+  return {
+    parameters: ssmParameters(clients.home.ssm),
+    metrics: cloudWatchMetrics(clients.cloudWatch),
+    sageMaker: sageMakerAdapter(clients.sageMaker),
+    groups: autoScalingAdapter(clients.autoScaling),
+    store: dynamoFailoverStore(clients.home.dynamo, tableName),
+    heartbeats: dynamoHeartbeats(dynamoFor, peerTableName),
+    executions: failoverExecutions(clients.home.sfn),
+  };
+}
