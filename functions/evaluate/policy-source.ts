@@ -1,11 +1,14 @@
 /**
- * The policy, read from an SSM parameter at cold start and again once POLICY_CACHE_SECONDS have
- * passed. An invalid update keeps the last good policy: every problem is logged as its own line
- * and PolicyLoadFailures is emitted (the template alarms on it). With no good policy at all
- * (an invalid policy at cold start) the invocation fails: nothing is decided on a guess.
+ * The policy, read from its SSM parameter and the parts under `<name>/parts/`
+ * (shared/control/policy-store.ts) at cold start and again once POLICY_CACHE_SECONDS have
+ * passed. An invalid update (of the main parameter or of any part) keeps the last good policy:
+ * every problem is logged as its own line naming the parameter, and PolicyLoadFailures is
+ * emitted (the template alarms on it). With no good policy at all (an invalid policy at cold
+ * start) the invocation fails: nothing is decided on a guess, and never on part of the fleet.
  */
 
 import type { ParametersPort } from '../../shared/aws/ssm.ts';
+import { PolicyReadError, readPolicy } from '../../shared/control/policy-store.ts';
 import { sourceProblems } from '../../shared/control/sources.ts';
 import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
@@ -37,30 +40,28 @@ export function ssmPolicySource(
 ): PolicySource {
   let good: PolicyFile | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
-  const fail = (problems: string[]): PolicyFile => {
-    telemetry.policyLoadFailure(problems.map((p) => `${parameterName}: ${p}`));
+  /** `lines` each name their parameter already. */
+  const fail = (lines: string[]): PolicyFile => {
+    telemetry.policyLoadFailure(lines);
     if (good) {
       telemetry.warn('keeping the last good policy', { parameter: parameterName });
       return good;
     }
-    throw new PolicyUnavailableError(`no valid policy in ${parameterName}: ${problems.join('; ')}`);
+    throw new PolicyUnavailableError(`no valid policy: ${lines.join('; ')}`);
   };
   return {
     async current(now) {
       if (good && now - checkedAt < cacheSeconds * 1000) return good;
       checkedAt = now;
-      let text: string | null;
+      let merged: Awaited<ReturnType<typeof readPolicy>>;
       try {
-        text = await parameters.get(parameterName);
+        merged = await readPolicy(parameters, parameterName);
       } catch (error) {
-        return fail([
-          `cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-        ]);
+        if (!(error instanceof PolicyReadError)) throw error;
+        return fail([error.message]);
       }
-      if (text === null) return fail(['does not exist: create it with the policy YAML']);
-      const checked = checkPolicyText(text);
-      if (!checked.ok) return fail(checked.problems);
-      good = checked.policy;
+      if (!merged.ok) return fail(merged.problems);
+      good = merged.policy;
       return good;
     },
   };

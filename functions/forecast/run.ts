@@ -4,7 +4,7 @@
  *   parse the tick (malformed -> EventError) -> its origin (source, account, region against the
  *   deployment's) and age (at most MAX_TICK_AGE_SECONDS old, at most 60 s ahead): refused with
  *   no AWS call -> its id, claimed in the state table's tick ledger: a tick already run is
- *   refused (a failed run may run again) -> policy from SSM (invalid -> PolicyError) ->
+ *   refused (a failed run may run again) -> policy from SSM, main parameter and parts (invalid -> PolicyError) ->
  *   targets with forecast.enabled or noise.enabled -> which are due (GetItem: a floor and noise
  *   younger than refreshMinutes are kept) -> demand history, paged GetMetricData per region
  *   (five-minute and one-minute queries in one call where CloudWatch allows) -> each target:
@@ -33,10 +33,9 @@ import type { HistoryNeed } from '../../shared/control/history-plan.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { storedLead } from '../../shared/control/lead-samples.ts';
 import { isNoiseFresh } from '../../shared/control/noise.ts';
+import { readPolicy } from '../../shared/control/policy-store.ts';
 import { type Ignored, screenOrigin, screenTick } from '../../shared/control/routing.ts';
-import { sourceProblems } from '../../shared/control/sources.ts';
 import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
-import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ForecastConfig } from './config.ts';
 import { readHistories } from './history.ts';
@@ -85,19 +84,17 @@ export class ForecastRunError extends Error {
   override name = 'ForecastRunError';
 }
 
+/**
+ * The policy parameter and its parts under `<name>/parts/`, merged and validated as one
+ * (shared/control/policy-store.ts); a bad part fails the run like a bad main parameter.
+ */
 async function loadPolicy(deps: ForecasterDeps): Promise<PolicyFile> {
-  const name = deps.config.POLICY_PARAMETER_NAME;
-  const text = await deps.ports.parameters.get(name);
-  if (text === null)
-    throw new PolicyError(`policy parameter ${name} does not exist: create it with the policy YAML`);
-  const parsed = parsePolicyText(text);
-  const problems = parsed.ok ? sourceProblems(parsed.policy.targets) : parsed.problems;
-  if (!parsed.ok || problems.length > 0) {
-    const lines = problems.map(formatProblem);
-    for (const line of lines) deps.telemetry.error(`policy problem: ${name}: ${line}`);
-    throw new PolicyError(`no valid policy in ${name}: ${lines.join('; ')}`);
+  const merged = await readPolicy(deps.ports.parameters, deps.config.POLICY_PARAMETER_NAME);
+  if (!merged.ok) {
+    for (const line of merged.problems) deps.telemetry.error(`policy problem: ${line}`);
+    throw new PolicyError(`no valid policy: ${merged.problems.join('; ')}`);
   }
-  return parsed.policy;
+  return merged.policy;
 }
 
 /** Why capacity-changing writes are withheld this run, or null when Governor is active. */

@@ -57,11 +57,45 @@ Without --metrics, AWS_ENDPOINT_URL (an emulator: npm run local -- --keep prints
 command) is where the handler reads and, without --shadow, acts. Exit 1 when a decision failed,
 2 on bad input.`;
 
+const POLICY_HELP = `usage: governor policy split --in policy.yaml --out-dir DIR [options]
+
+Splits a policy into a main document and parts, each at most --max-bytes in UTF-8 (as SSM counts
+a parameter's value), to publish a policy larger than one SSM parameter (docs/scale.md). Writes
+DIR/main.json (every section but the targets, and the targets when the whole policy fits) and
+DIR/part-001.json, ... (version and targets, compact JSON), checks that they merge back into the
+same policy, and prints the aws ssm commands that publish them: the parts, then the main
+parameter, then the deletion of parts the new policy no longer has.
+
+  --in FILE          the policy (required; it must pass governor validate)
+  --out-dir DIR      where to write the files (required; created inside the working folder)
+  --max-bytes N      the largest document, 512 to 8192 (default 8192: an advanced parameter;
+                     4096 keeps every parameter standard)
+  --parameter NAME   the policy parameter (default /governor/policy); parts go under NAME/parts/
+  --help             this text
+
+Exit 0 when the files are written; 2 on bad input (an invalid policy, one line per problem; a
+target larger than --max-bytes on its own).`;
+
 export const COMMANDS: Record<string, CommandEntry> = {
   validate: {
     summary: 'validate FILE...          check policy files; exit 2 with one line per problem',
-    help: 'usage: governor validate FILE... (YAML or JSON policy files)\n\nExit 0 and one summary line per valid file; exit 2 and one line per problem (path, what is wrong, the fix).',
+    help: `usage: governor validate FILE... (YAML or JSON policy files)
+       governor validate MAIN --part FILE [--part FILE ...]
+
+Exit 0 and one summary line per valid file; exit 2 and one line per problem (the file, the path,
+what is wrong, the fix).
+
+  --part FILE   a part of a policy too large for one SSM parameter (repeat for each part): checked
+                as the functions check the policy parameter and the parameters under
+                <name>/parts/, merged in file-name order after MAIN's targets, as one policy
+                (ids unique across all of them); a part holds only version and targets
+  --help        this text`,
     load: async () => (await import('./validate.ts')).validateCommand,
+  },
+  policy: {
+    summary: 'policy split --in F ...   split a policy too large for one SSM parameter into parts',
+    help: POLICY_HELP,
+    load: async () => (await import('./policy-split.ts')).policyCommand,
   },
   schema: {
     summary: 'schema [--write FILE]     print (or write) the policy file JSON Schema',

@@ -233,7 +233,11 @@ export function offlinePorts(recorded: Recorded, policy: PolicyFile, killSwitchN
         };
       },
     },
-    parameters: { get: async (name) => (name === killSwitchName ? recorded.killSwitch : null) },
+    parameters: {
+      get: async (name) => (name === killSwitchName ? recorded.killSwitch : null),
+      // The policy is the --policy file (fixedPolicySource): no parts are read.
+      under: async () => [],
+    },
   };
   return { ports, notes };
 }

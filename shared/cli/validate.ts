@@ -3,12 +3,18 @@
  * It checks what the Lambda functions check when they load the policy: the schema, the
  * cross-field rules and the CloudWatch source rules (sourceProblems), so a file that passes here
  * is not refused after a deploy.
+ *
+ * `governor validate MAIN --part FILE ...` checks a policy in parts (shared/control/policy-parts.ts)
+ * as the functions merge the policy parameter and the parameters under `<name>/parts/`: the
+ * parts in file-name order after the main file's targets, every problem naming its file.
  */
-import { sourceProblems } from '../control/sources.ts';
-import { formatProblem, parsePolicyText } from '../policy/load.ts';
+import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../control/policy-parts.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
+import { parseOptions } from './options.ts';
+
+const USAGE = 'usage: governor validate FILE... | governor validate MAIN --part FILE [--part FILE ...]';
 
 export function summarize(policy: PolicyFile): string {
   const targets = policy.targets.map(
@@ -18,29 +24,60 @@ export function summarize(policy: PolicyFile): string {
   return `valid: ${policy.targets.length} target${policy.targets.length === 1 ? '' : 's'}: ${targets.join('; ')}`;
 }
 
+/** Names sorted as SSM sorts the parts the functions read: by code unit. */
+const byName = (a: PolicyText, b: PolicyText) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Prints the result of one policy (one file, or a main file and its parts); the exit code. */
+function report(name: string, result: MergedPolicy, io: CliIo): number {
+  if (result.ok) {
+    const parts = result.origins.length - 1;
+    const label = parts === 0 ? name : `${name} + ${parts} part${parts === 1 ? '' : 's'}`;
+    io.stdout(`${label}: ${summarize(result.policy)}`);
+    return EXIT.ok;
+  }
+  for (const line of result.problems) io.stderr(line);
+  return EXIT.usage;
+}
+
+async function read(file: string, flag: string | null, io: CliIo): Promise<PolicyText | string> {
+  try {
+    return { name: file, text: await readInput(file, flag, io.cwd) };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return error.message;
+  }
+}
+
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
-  if (args.length === 0 || args.some((a) => a.startsWith('-'))) {
-    throw new UsageError('usage: governor validate FILE... (YAML or JSON policy files)');
+  const { values, positionals } = parseOptions({
+    args,
+    allowPositionals: true,
+    options: { part: { type: 'string', multiple: true } },
+  });
+  const partFiles = values.part ?? [];
+  if (positionals.length === 0) throw new UsageError(`${USAGE} (YAML or JSON policy files)`);
+  if (partFiles.length > 0 && positionals.length !== 1) {
+    throw new UsageError(
+      `--part needs exactly one main file, got ${positionals.length}: validate one policy in parts at a time`,
+    );
+  }
+  if (partFiles.length > 0) {
+    const docs = await Promise.all([
+      read(positionals[0]!, null, io),
+      ...partFiles.map((f) => read(f, 'part', io)),
+    ]);
+    const unread = docs.filter((d): d is string => typeof d === 'string');
+    for (const line of unread) io.stderr(line);
+    if (unread.length > 0) return EXIT.usage;
+    const [main, ...parts] = docs as PolicyText[];
+    return report(main!.name, mergePolicyParts(main!, parts.sort(byName)), io);
   }
   let worst: number = EXIT.ok;
-  for (const file of args) {
-    let text: string;
-    try {
-      text = await readInput(file, null, io.cwd);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      io.stderr(error.message);
-      worst = EXIT.usage;
-      continue;
-    }
-    const result = parsePolicyText(text);
-    const problems = result.ok ? sourceProblems(result.policy.targets) : result.problems;
-    if (result.ok && problems.length === 0) {
-      io.stdout(`${file}: ${summarize(result.policy)}`);
-    } else {
-      for (const problem of problems) io.stderr(`${file}: ${formatProblem(problem)}`);
-      worst = EXIT.usage;
-    }
+  for (const file of positionals) {
+    const doc = await read(file, null, io);
+    if (typeof doc === 'string') io.stderr(doc);
+    const code = typeof doc === 'string' ? EXIT.usage : report(file, mergePolicyParts(doc, []), io);
+    worst = Math.max(worst, code);
   }
   return worst;
 }

@@ -15,8 +15,10 @@
  *   DescribeScalingPolicies     A_r if A_r <= 4, else ceil(P_r / 50) (at least 1)
  *   DescribeAutoScalingGroups   ceil(G_r / 50)
  *   DescribePolicies            G_r if G_r <= 4, else ceil(PG_r / 100) (at least 1)
- * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold) and, for N >= 2
- * targets, BatchGetItem ceil(N / 100) (one target: GetItem 1).
+ * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold), when the cache is
+ * cold GetParametersByPath max(1, ceil(parts / 10)) (the policy's parts, 10 a page: one call
+ * that finds none when there are no parts), and, for N >= 2 targets, BatchGetItem ceil(N / 100)
+ * (one target: GetItem 1).
  *
  * Worked example (tests/scale, "500 variants"): 500 single-variant endpoints with 3 signals
  * each, all registered, 20 with a policy: 1 + ceil(1500 / 500) + 500 + ceil(500 / 50) +
@@ -33,6 +35,8 @@ import { buildQueries, MAX_QUERIES_PER_CALL } from './queries.ts';
  * unless the region holds over 200 SageMaker (400 group) scaling policies.
  */
 export const ONE_BY_ONE_MAX = 4;
+/** GetParametersByPath returns at most 10 parameters a page. */
+export const POLICY_PARTS_PER_PAGE = 10;
 /** From this many targets, state items are read with BatchGetItem (one target: GetItem, 1 call either way). */
 export const BATCH_STATE_FROM = 2;
 export const SCALABLE_TARGET_IDS_PER_CALL = 50;
@@ -90,10 +94,13 @@ function regionReads(targets: readonly TargetPolicy[], facts: RegionFacts): Tick
 export function tickReads(
   targets: readonly TargetPolicy[],
   factsOf: (region: string) => RegionFacts,
-  options: { policyCached: boolean },
+  options: { policyCached: boolean; policyParts?: number },
 ): TickCalls {
   const total: TickCalls = {
     'SSM.GetParameter': options.policyCached ? 1 : 2,
+    'SSM.GetParametersByPath': options.policyCached
+      ? 0
+      : Math.max(1, up(options.policyParts ?? 0, POLICY_PARTS_PER_PAGE)),
     'DynamoDB.BatchGet': targets.length >= BATCH_STATE_FROM ? up(targets.length, STATE_KEYS_PER_CALL) : 0,
     'DynamoDB.Get': targets.length >= BATCH_STATE_FROM ? 0 : targets.length,
   };

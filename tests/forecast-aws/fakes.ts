@@ -25,7 +25,7 @@ import {
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MetadataBearer } from '@smithy/types';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
@@ -37,6 +37,7 @@ import type { ForecastTelemetry } from '#functions/forecast/telemetry.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import type { BandPoint } from '#shared/control/forecast-floor.ts';
 import type { ForecastFloor } from '#shared/control/state.ts';
+import { parametersByPath } from '../functions/parameters-by-path.ts';
 
 type Stub = AwsStub<object, MetadataBearer, unknown>;
 
@@ -308,6 +309,9 @@ export function rig(
       if (value === undefined) throw Object.assign(new Error('not found'), { name: 'ParameterNotFound' });
       return { Parameter: { Name: input.Name, Value: value } };
     });
+  mockOf('ssm')
+    .on(GetParametersByPathCommand)
+    .callsFake(async (input) => parametersByPath(world.parameters, input));
   if (!over.history) fakeMetrics(world);
   fakeTable(world);
   fakeScaling(world);

@@ -406,7 +406,7 @@ describe('failures', () => {
   it('an invalid policy fails before any metric is read, one line per problem', async () => {
     const r = rig('version: 1\ntargets: []\n');
     await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(
-      /no valid policy in \/governor\/policy: targets needs at least one target/,
+      'no valid policy: /governor/policy: targets needs at least one target',
     );
     expect(r.telemetry.lines).toEqual([
       { level: 'error', message: 'policy problem: /governor/policy: targets needs at least one target' },
@@ -418,7 +418,7 @@ describe('failures', () => {
     const r = rig();
     r.world.parameters.clear();
     await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow(
-      'policy parameter /governor/policy does not exist: create it with the policy YAML',
+      'no valid policy: /governor/policy: does not exist: create it with the policy YAML',
     );
   });
 

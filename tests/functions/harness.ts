@@ -22,7 +22,7 @@ import {
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -36,6 +36,7 @@ import { createEvaluator, type EvaluatorDeps, type Invocation } from '#functions
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { type Clients, createClients } from '#shared/aws/clients.ts';
+import { parametersByPath } from './parameters-by-path.ts';
 import { type CapturedTelemetry, CONFIG, captureTelemetry, REPLAY_POLICY } from './support.ts';
 
 /** Per metric name, the value each query returns for the newest minute (undefined: no datapoint). */
@@ -212,6 +213,7 @@ export function harness(
     if (value === undefined) throw Object.assign(new Error('not found'), { name: 'ParameterNotFound' });
     return { Parameter: { Name: input.Name, Value: value } };
   });
+  mocks.ssm.on(GetParametersByPathCommand).callsFake(async (input) => parametersByPath(parameters, input));
   const metricValues: MetricValues = {
     InvocationsPerInstance: 84,
     GPUUtilization: 70,

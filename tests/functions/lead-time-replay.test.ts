@@ -205,7 +205,7 @@ describe('three scale-outs of 13 minutes, then the hourly forecast and the next 
       history,
       floors: floors as ForecastPorts['floors'],
       actions: { list: async () => [], put: none, remove: none, minCapacity: none },
-      parameters: { get: async (name) => w.h.parameters.get(name) ?? null },
+      parameters: { get: async (name) => w.h.parameters.get(name) ?? null, under: async () => [] },
       warmPools: { read: none, resize: none },
     };
   };

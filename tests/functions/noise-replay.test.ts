@@ -82,6 +82,7 @@ describe('a noisy low-volume target', () => {
     const { h } = await replay(stateFile('noise'));
     expect(h.takeCalls()).toEqual([
       'SSM.GetParameter',
+      'SSM.GetParametersByPath',
       'SSM.GetParameter',
       'CloudWatch.GetMetricData',
       'SageMaker.DescribeEndpoint',

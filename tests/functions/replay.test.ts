@@ -29,7 +29,7 @@ const READS = [
   'SageMaker.DescribeEndpoint',
   'ApplicationAutoScaling.DescribeScalableTargets',
 ];
-const FIRST = ['SSM.GetParameter', 'SSM.GetParameter', ...READS]; // policy (cold), kill switch, batched reads
+const FIRST = ['SSM.GetParameter', 'SSM.GetParametersByPath', 'SSM.GetParameter', ...READS]; // policy and its parts (cold), kill switch, batched reads
 
 describe('a replayed sequence of events', () => {
   const h = harness();
@@ -430,6 +430,7 @@ targets:
   });
   const READ_GROUP = [
     'SSM.GetParameter',
+    'SSM.GetParametersByPath',
     'SSM.GetParameter',
     'CloudWatch.GetMetricData',
     'AutoScaling.DescribeAutoScalingGroups',
@@ -622,12 +623,17 @@ describe('the policy from SSM', () => {
     await h.evaluate(tickAt('a', '2025-06-02T12:00:00Z'), at('12:00:01'));
     await h.evaluate(tickAt('b', '2025-06-02T12:00:59Z'), at('12:01:00'));
     await h.evaluate(tickAt('c', '2025-06-02T12:01:01Z'), at('12:01:01'));
-    const ssmCalls = h.mocks.ssm.calls().map((c) => (c.args[0].input as { Name: string }).Name);
+    const ssmCalls = h.mocks.ssm.calls().map((c) => {
+      const input = c.args[0].input as { Name?: string; Path?: string };
+      return input.Name ?? `${input.Path}/*`;
+    });
     expect(ssmCalls).toEqual([
       '/governor/policy',
+      '/governor/policy/parts/*',
       '/governor/kill-switch',
       '/governor/kill-switch',
       '/governor/policy',
+      '/governor/policy/parts/*',
       '/governor/kill-switch',
     ]);
   });
@@ -638,7 +644,7 @@ describe('the policy from SSM', () => {
     await expect(h.evaluate(eventFile('scheduler-tick'), at('12:00:30'))).rejects.toBeInstanceOf(
       PolicyUnavailableError,
     );
-    expect(h.takeCalls()).toEqual(['SSM.GetParameter']);
+    expect(h.takeCalls()).toEqual(['SSM.GetParameter', 'SSM.GetParametersByPath']);
     expect(h.telemetry.policyFailures).toEqual([
       ['/governor/policy: version must be one of 1', '/governor/policy: targets is required (array)'],
     ]);

@@ -123,7 +123,7 @@ describe('a sharded deployment of 500 targets', () => {
     const w = world({ variants: 1 }); // v0 is in shard 3 of 4
     const report = await w.h.evaluate({ ...shardTick(0), id: 'empty-shard' }, NOW);
     expect(report.records).toEqual([]);
-    expect(w.h.takeCalls()).toEqual(['SSM.GetParameter']); // the policy only, no kill switch or reads
+    expect(w.h.takeCalls()).toEqual(['SSM.GetParameter', 'SSM.GetParametersByPath']); // the policy and its parts only, no kill switch or reads
     expect(w.h.telemetry.lines).toContainEqual({
       level: 'info',
       message: "shard 0 of 4 holds none of the policy's targets: nothing to evaluate",

@@ -16,7 +16,7 @@ import { ALARM_PREFIX, screenOrigin } from '#shared/control/routing.ts';
 import { matchesPattern } from '#shared/deploy/event-pattern.ts';
 import { policyOrThrow, validatePolicy } from '#shared/policy/load.ts';
 import { endpoint, fakeAws, run, Script, writtenItem } from '../statemachines/harness.ts';
-import { type Loose, props, resource, template } from './load.ts';
+import { type Loose, props, resolved, resource, template } from './load.ts';
 
 const evaluate = props('EvaluateFunction') as Loose;
 const env = evaluate.Environment.Variables as Loose;
@@ -222,7 +222,8 @@ describe('state and switches', () => {
 
 describe('the events that wake the function', () => {
   it('ticks every minute with an event the function parses as a tick from its own account and region', () => {
-    const schedule = props('EvaluateSchedule') as Loose;
+    // EvaluateShards at its default (1): one schedule, no shard (tests/template/shards.test.ts has 2 to 4).
+    const schedule = resolved(template, {}).Resources.EvaluateSchedule.Properties as Loose;
     expect(schedule.ScheduleExpression).toBe('rate(1 minute)');
     const event = parseEvent(scheduledInput(schedule, 'd32c5kddcf5bb8c3', '2025-06-02T12:00:00Z'));
     expect(event).toEqual({

@@ -34,6 +34,7 @@ describe('calls and grants in template.yaml', () => {
       'dynamodb:getitem',
       'dynamodb:updateitem',
       'ssm:getparameter',
+      'ssm:getparametersbypath',
     ]);
   });
 
@@ -60,6 +61,7 @@ describe('calls and grants in template.yaml', () => {
         'dynamodb:updateitem',
         'sagemaker:describeendpoint',
         'ssm:getparameter',
+        'ssm:getparametersbypath',
         'states:startexecution',
       ]),
     );
@@ -87,6 +89,26 @@ describe('calls and grants in template.yaml', () => {
       'ssm:getparameters',
     ]);
   });
+
+  it.each([{ role: 'EvaluateFunctionRole' }, { role: 'ForecastFunctionRole' }])(
+    "lets $role read the policy's parts: GetParametersByPath on the parts path alone, the resource IAM checks",
+    ({ role }) => {
+      const statements = (template.Resources as Loose)[role].Properties.Policies[0].PolicyDocument
+        .Statement as Loose[];
+      const parts = statements.filter((s) => s.Action === 'ssm:GetParametersByPath');
+      expect(parts).toEqual([
+        {
+          Sid: 'ReadPolicyParts',
+          Effect: 'Allow',
+          Action: 'ssm:GetParametersByPath',
+          Resource: {
+            'Fn::Sub':
+              'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${PolicyParameterName}/parts',
+          },
+        },
+      ]);
+    },
+  );
 
   it('grants every call and calls every grant', () => {
     expect(checkGrants(template, found)).toEqual([]);
@@ -152,6 +174,19 @@ describe('each grant rule catches what it names', () => {
       },
       expected:
         'EvaluateFunction: autoscaling:suspendprocesses is called (shared/aws/autoscaling.ts SuspendProcessesCommand) but not granted',
+    },
+    {
+      case: "a read of the policy's parts the forecast role lacks",
+      change: (t: Loose) => {
+        const list = t.Resources.ForecastFunctionRole.Properties.Policies[0].PolicyDocument
+          .Statement as Loose[];
+        list.splice(
+          list.findIndex((x) => x.Sid === 'ReadPolicyParts'),
+          1,
+        );
+      },
+      expected:
+        'ForecastFunction: ssm:getparametersbypath is called (shared/aws/ssm.ts GetParametersByPathCommand) but not granted',
     },
     {
       case: 'a grant nothing calls',
