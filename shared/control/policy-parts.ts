@@ -11,7 +11,9 @@
  *   resource, every cross-field and CloudWatch-source rule), and every problem names the
  *   document it comes from and the target's index in it:
  *   `/governor/policy/parts/eu: targets[2].id "x" is already used by /governor/policy targets[0]: ...`
- * - A part that does not parse or validate fails the whole policy: never a smaller fleet.
+ * - A part that does not parse or validate fails the whole policy: never a smaller fleet. The
+ *   main document's `parts.count` (written by governor policy split) must match the parts found,
+ *   so a part deleted by mistake fails the load too.
  *
  * With no parts, the problems are exactly those of parsePolicyText and sourceProblems, prefixed
  * with the document's name, as the functions logged them before parts existed.
@@ -145,8 +147,18 @@ export function mergePolicyParts(main: PolicyText, parts: readonly PolicyText[])
     targets.push(...own);
   }
   if (!head.ok) return { ok: false, problems: lines };
+  // The main document says how many parts it was published with: a part deleted (or one left
+  // over from an older split) fails the load instead of silently changing the fleet.
+  const declared = isMapping(data) && isMapping(data.parts) ? data.parts.count : undefined;
+  if (typeof declared === 'number' && declared !== parts.length) {
+    lines.push(
+      `${main.name}: parts.count is ${declared} but ${parts.length} part${parts.length === 1 ? ' was' : 's were'} found: ${parts.length < declared ? 'a part is missing' : 'a part is left over from another split'}; publish the policy again with governor policy split and the commands it prints`,
+    );
+  }
   // A main document without a list of targets is validated as it is: its own problem comes first.
-  const merged = mainTargets ? { ...(data as object), targets } : data;
+  // parts.count is how the policy was published, not policy: checked above, then left out.
+  const { parts: _published, ...body } = isMapping(data) ? data : {};
+  const merged = mainTargets ? { ...body, targets } : data;
   const locate = locator(spans);
   const result = validatePolicy(merged);
   const problems = result.ok ? sourceProblems(result.policy.targets) : result.problems;

@@ -64,7 +64,15 @@ export function splitPolicy(data: Record<string, unknown>, maxBytes: number): Sp
     open.push(text);
   }
   close();
-  return { ok: true, split: { main, parts } };
+  // The main document names how many parts there are, so a missing part fails the load.
+  const counted = JSON.stringify({ ...data, targets: [], parts: { count: parts.length } });
+  if (bytes(counted) > maxBytes) {
+    return {
+      ok: false,
+      problem: `the sections other than targets take ${bytes(counted)} bytes, more than the ${maxBytes} of one parameter: shorten them (a failover block of this size is unusual)`,
+    };
+  }
+  return { ok: true, split: { main: counted, parts } };
 }
 
 /** The name of part `i` (0-based) under `parts/`: 001, 002, ... (names sort in merge order). */

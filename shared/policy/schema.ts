@@ -364,6 +364,21 @@ export const PolicyFileSchema = z
     failover: FailoverSchema.optional().describe(
       'Region failover: groups of targets serving the same model in different regions (docs/failover.md).',
     ),
+    parts: z
+      .object({
+        count: z
+          .number()
+          .int()
+          .min(1, { message: 'must be at least 1' })
+          .describe(
+            'How many part parameters this policy is published in (written by governor policy split).',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'A policy split into parts (docs/scale.md): the number of parts that must be found beside it, so a missing part fails the load instead of silently leaving its targets unmanaged.',
+      ),
   })
   .strict();
 

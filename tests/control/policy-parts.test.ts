@@ -162,13 +162,56 @@ describe('merging a policy with its parts', () => {
   });
 });
 
+describe('the published count of parts', () => {
+  const target = (id: string) => ({
+    id,
+    kind: 'sagemaker-variant',
+    region: 'us-east-1',
+    endpointName: id,
+    scaling: { minCapacity: 1, maxCapacity: 4 },
+    signals: [{ metric: 'invocationsPerInstance', target: 100 }],
+  });
+  const main = (count: number) => ({
+    name: MAIN,
+    text: JSON.stringify({ version: 1, targets: [], parts: { count } }),
+  });
+  const parts = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      part(String(i + 1).padStart(3, '0'), JSON.stringify({ version: 1, targets: [target(`t${i}`)] })),
+    );
+
+  it('matching: the policy loads, without the count in it', () => {
+    const merged = mergePolicyParts(main(3), parts(3));
+    expect(merged.ok).toBe(true);
+    expect(merged.ok && 'parts' in merged.policy).toBe(false);
+    expect(merged.ok && merged.policy.targets.map((t) => t.id)).toEqual(['t0', 't1', 't2']);
+  });
+
+  it.each([
+    [3, 2, 'parts.count is 3 but 2 parts were found: a part is missing'],
+    [3, 4, 'parts.count is 3 but 4 parts were found: a part is left over from another split'],
+    [1, 0, 'parts.count is 1 but 0 parts were found: a part is missing'],
+  ])('declared %i, found %i: the load fails, never a smaller or larger fleet', (declared, found, says) => {
+    const merged = mergePolicyParts(main(declared), parts(found));
+    expect(merged.ok).toBe(false);
+    expect(!merged.ok && merged.problems[0]).toBe(
+      `${MAIN}: ${says}; publish the policy again with governor policy split and the commands it prints`,
+    );
+  });
+
+  it('a main document without a count takes the parts it finds (a policy split by hand)', () => {
+    const merged = mergePolicyParts({ name: MAIN, text: '{"version":1,"targets":[]}' }, parts(2));
+    expect(merged.ok).toBe(true);
+  });
+});
+
 describe('splitting a policy into parts', () => {
   it('1,000 targets written like examples/policy.yaml fit in parts of under 8,192 bytes each and merge back', () => {
     const fleet = exampleFleet(1000);
     const result = splitPolicy(fleet, 8192);
     if (!result.ok) throw new Error(result.problem);
     const { main, parts } = result.split;
-    expect(main).toBe('{"version":1,"targets":[]}');
+    expect(main).toBe('{"version":1,"targets":[],"parts":{"count":112}}');
     expect(parts).toHaveLength(112); // 9 targets a part, about 830 bytes each
     for (const text of parts) expect(bytes(text)).toBeLessThan(8192);
     const merged = mergePolicyParts(

@@ -14,7 +14,8 @@ import { exampleFleet } from '../control/policy-fleet.ts';
 import { CONFIG, eventFile, harness } from './harness.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:30Z');
-const PARTS = `${CONFIG.POLICY_PARAMETER_NAME}/parts`;
+const MAIN = CONFIG.POLICY_PARAMETER_NAME;
+const PARTS = `${MAIN}/parts`;
 const tick = (id: string, shard?: { index: number; count: number }) => ({
   ...(eventFile('scheduler-tick') as object),
   id,
@@ -92,7 +93,11 @@ describe('the evaluate function reading a policy in parts', () => {
     const report = await h.evaluate(tick('dup', { index: 0, count: 64 }), NOW + 61_000);
     expect(report.records.length).toBeGreaterThan(0); // the last good policy
     expect(h.telemetry.policyFailures).toHaveLength(1);
-    expect(h.telemetry.policyFailures[0]![0]).toBe(
+    const [count, duplicate] = h.telemetry.policyFailures[0]!;
+    expect(count).toBe(
+      `${MAIN}: parts.count is 112 but 113 parts were found: a part is left over from another split; publish the policy again with governor policy split and the commands it prints`,
+    );
+    expect(duplicate).toBe(
       `${PARTS}/113: targets[0].id "chat-llm-0000" is already used by ${PARTS}/001 targets[0]: ids must be unique`,
     );
   });
