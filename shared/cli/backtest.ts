@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { boundNotes } from '../backtest/bounds.ts';
+import { OutageError, parseOutage } from '../backtest/failover/outage.ts';
+import { runFailoverBacktest } from '../backtest/failover/run.ts';
+import { formatFailoverTable, toFailoverJson } from '../backtest/failover/table.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
 import { runBacktest } from '../backtest/run.ts';
@@ -7,7 +10,7 @@ import { DEFAULT_SCENARIO, policySloMs, type ScenarioOptions } from '../backtest
 import { formatTable, toJsonReport } from '../backtest/table.ts';
 import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
-import type { TargetPolicy } from '../policy/schema.ts';
+import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { distinctOutputs, planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
@@ -31,6 +34,8 @@ export const OPTIONS = {
   'noise-seed': { type: 'string' },
   'warm-pool': { type: 'string' },
   'score-from': { type: 'string' },
+  outage: { type: 'string' },
+  'warm-floor': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;
@@ -46,6 +51,13 @@ function wholeOption(name: string, raw: string | undefined, fallback: number, mi
 }
 
 async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
+  return (await loadPolicyTarget(values, cwd)).target;
+}
+
+async function loadPolicyTarget(
+  values: Values,
+  cwd: string,
+): Promise<{ policy: PolicyFile; target: TargetPolicy }> {
   const file = values.policy ?? EXAMPLE_POLICY;
   const result = parsePolicyText(await readInput(file, 'policy', cwd));
   if (!result.ok) {
@@ -53,15 +65,16 @@ async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
       result.problems.length > 1 ? ` (and ${result.problems.length - 1} more: run governor validate)` : '';
     throw new UsageError(`--policy ${file}: ${formatProblem(result.problems[0]!)}${more}`);
   }
-  const { targets } = result.policy;
-  if (values.target === undefined) return targets[0]!;
+  const { policy } = result;
+  const { targets } = policy;
+  if (values.target === undefined) return { policy, target: targets[0]! };
   const found = targets.find((t) => t.id === values.target);
   if (!found) {
     throw new UsageError(
       `--target ${values.target} is not in ${file}; its targets are ${targets.map((t) => t.id).join(', ')}`,
     );
   }
-  return found;
+  return { policy, target: found };
 }
 
 async function loadTrace(file: string | undefined, cwd: string): Promise<Trace> {
@@ -162,8 +175,64 @@ export async function planReports(
   if (values.html !== undefined) await planOutput(values.html, { flag: 'html' }, cwd);
 }
 
+/**
+ * --outage REGION:START:DURATION: the failover backtest (docs/failover.md, "The backtest"): every
+ * failover strategy on this trace with the target's region down for DURATION minutes from START.
+ * A policy without a failover block gets one built from the target and a mirror in a second region.
+ */
+async function outageCommand(values: Values, io: CliIo): Promise<number> {
+  const spec = (() => {
+    try {
+      return parseOutage(values.outage!);
+    } catch (error) {
+      if (error instanceof OutageError) throw new UsageError(error.message);
+      throw error;
+    }
+  })();
+  for (const flag of ['html', 'score-from', 'warm-pool'] as const) {
+    if (values[flag] !== undefined)
+      throw new UsageError(
+        `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
+      );
+  }
+  const trace = await loadTrace(values.trace, io.cwd);
+  const { policy, target } = await loadPolicyTarget(values, io.cwd);
+  await planReports(values, io.cwd);
+  const options = scenarioOptions(values, target);
+  const warmFloor =
+    values['warm-floor'] === undefined ? undefined : wholeOption('warm-floor', values['warm-floor'], 1, 1);
+  const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  let result: ReturnType<typeof runFailoverBacktest>;
+  try {
+    result = runFailoverBacktest({
+      trace,
+      target,
+      policy,
+      options,
+      outage: spec,
+      ...(warmFloor !== undefined ? { warmFloor } : {}),
+      onProgress: bar?.update,
+    });
+  } catch (error) {
+    if (error instanceof TraceError || error instanceof OutageError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+  io.stdout(formatFailoverTable(result));
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify(toFailoverJson(result), null, 2)}\n`, io, {
+      flag: 'json',
+    });
+  }
+  return EXIT.ok;
+}
+
 export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions({ args, options: OPTIONS, strict: true });
+  if (values.outage !== undefined) return outageCommand(values, io);
+  if (values['warm-floor'] !== undefined)
+    throw new UsageError('--warm-floor needs --outage REGION:START:DURATION');
   const trace = await loadTrace(values.trace, io.cwd);
   const target = await loadTarget(values, io.cwd);
   await planReports(values, io.cwd);

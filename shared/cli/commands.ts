@@ -33,6 +33,11 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
   --warm-pool N             a fixed warm pool of N stopped instances for governor (default 0)
   --score-from M|F          score only from minute M, or from fraction F of the trace (0.67: the
                             last third); every policy still runs the whole trace (default: 0)
+  --outage REGION:START:DURATION
+                            region failover instead: the target's region loses its capacity for
+                            DURATION minutes from START (a minute, peak or trough of the busiest
+                            day); every failover strategy side by side (docs/failover.md)
+  --warm-floor N            with --outage: the warm standby's floor (default: the policy's, >= 1)
   --json FILE               write the machine-readable result
   --html FILE               write the self-contained HTML report
   --help                    this text

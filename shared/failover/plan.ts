@@ -213,10 +213,8 @@ function applyStep(c: Ctx, s: FailoverState, step: number): Move {
   const next: FailoverState = { ...s, step, weights: weightsAtStep(c, s, step), checkSince: c.now };
   if (step < c.group.shift.stepsPercent.length - 1) return hold(next, 'ShiftStep');
   if (s.direction === 'failback') return hold(backToSteady(c, s), 'FailedBack');
-  return hold(
-    { ...next, phase: 'failed-over', phaseSince: c.now, failedOverAt: c.now, needed: null },
-    'FailedOver',
-  );
+  // `needed` stays: the receiving regions keep their prescale floor while failed over (capacityFloors).
+  return hold({ ...next, phase: 'failed-over', phaseSince: c.now, failedOverAt: c.now }, 'FailedOver');
 }
 
 function shifting(c: Ctx, s: FailoverState): Move {
@@ -301,11 +299,19 @@ export function stepFailover(
   };
 }
 
-/** Floors by target id: warm floors of the members that serve nothing by default, and prescale needs while traffic moves. */
+/**
+ * Floors by target id: warm floors of the members that serve nothing by default, and prescale needs
+ * while traffic moves and once it has moved (failed-over, until failback starts). The floor must
+ * outlast the last step: the receiving region's own decide() reads metrics a minute or two old,
+ * from the partial steps, and would otherwise scale in under the full load it has just been given
+ * (the failover backtest, NASA at the peak: 54 -> 27 instances one minute after FailedOver, then
+ * 9 violation minutes; tests/failover/phases.test.ts pins the floor).
+ */
 export function capacityFloors(group: ResolvedGroup, s: FailoverState): Record<string, number> {
   const floors: Record<string, number> = {};
   for (const m of group.members) if (m.baseWeight === 0) floors[m.targetId] = m.warmFloor;
-  if (s.phase === 'prescaling' || s.phase === 'halted' || s.phase === 'shifting') {
+  const moving = s.phase === 'prescaling' || s.phase === 'halted' || s.phase === 'shifting';
+  if (moving || (s.phase === 'failed-over' && s.direction === 'failover')) {
     for (const [id, n] of Object.entries(s.needed ?? {})) floors[id] = Math.max(floors[id] ?? 0, n);
   }
   return floors;

@@ -54,6 +54,11 @@ describe('a primary that fails hard, with a healthy standby', () => {
     expect(results[4]?.floors).toEqual({ 'chat-west': 12 });
   });
 
+  it('keeps the standby floored at the prescale once failed over, so its own lagging metrics cannot shrink it', () => {
+    expect(results[12]?.floors).toEqual({ 'chat-west': 12 });
+    expect(results[19]?.floors).toEqual({ 'chat-west': 12 });
+  });
+
   it('moves traffic 10, 50, 100 % with Route 53 weights, one change per step', () => {
     expect(routingChanges(results)).toEqual([
       { kind: 'set-weights', groupId: 'chat', weights: { [EAST]: 90, [WEST]: 10 } },
