@@ -9,6 +9,7 @@ import type { TargetReadings } from '../../shared/control/readings.ts';
 import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
 import type { StoredState } from '../../shared/control/state.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
+import type { FailoverFloorInput } from './failover-floor.ts';
 import type { Ports } from './ports.ts';
 import type { Telemetry } from './telemetry.ts';
 
@@ -42,7 +43,12 @@ export interface TargetInputs {
    * claim's version condition decides: a stale read loses the claim and is read again.
    */
   stored?: { item: Record<string, unknown> | undefined };
+  /** A failover group member's floor (./failover-floor.ts); absent for a target in no group. */
+  failoverFloor?: FailoverFloorInput;
 }
+
+/** The record's inputs, with the failover floor of a failover group's member. */
+export type EvaluatedInputs = RecordInputs & { failoverFloor?: FailoverFloorInput };
 
 export interface Attempt {
   stored: StoredState;
@@ -51,7 +57,7 @@ export interface Attempt {
   next: EngineState;
   plan: Plan;
   decisionId: string;
-  inputs: RecordInputs;
+  inputs: EvaluatedInputs;
   /** The last scale-out, seen serving now: recorded in `leadTimes` by this attempt's claim. */
   leadSample: LeadSample | null;
 }

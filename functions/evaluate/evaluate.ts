@@ -4,7 +4,8 @@
  *   parse (malformed, a malformed detail.shard included -> EventError) -> origin (source,
  *   account, region against the deployment's) -> age and alarm screening -> duplicate id ->
  *   policy (cached) -> which targets (a sharded tick: its shard's, shared/control/shards.ts) ->
- *   kill switch (read every evaluating invocation) -> observe (batched reads) -> each target,
+ *   kill switch (read every evaluating invocation) -> observe (batched reads, the failover
+ *   groups' FAILOVER# items among them) -> each target,
  *   TARGETS_IN_FLIGHT at a time: decide, claim, act, record.
  *
  * What the invocation could not do is in its report, never only in a log line: decision records
@@ -27,7 +28,9 @@ import {
   screenOrigin,
 } from '../../shared/control/routing.ts';
 import { inShard, type Shard, shardOfTick } from '../../shared/control/shards.ts';
+import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { failoverGroupsOf } from './failover-floor.ts';
 import { observe } from './observe.ts';
 import type { PolicySource } from './policy-source.ts';
 import type { Ports } from './ports.ts';
@@ -139,6 +142,7 @@ export function createEvaluator(deps: EvaluatorDeps) {
     now: number,
     started: number,
     leftMs: TimeLeft,
+    groups: readonly ResolvedGroup[],
   ) {
     const judged = await killSwitch(deps);
     const ctx: TargetContext = {
@@ -155,7 +159,7 @@ export function createEvaluator(deps: EvaluatorDeps) {
       newId: deps.newId ?? newDecisionId,
       backoff: deps.backoff ?? jitteredBackoff,
     };
-    const observed = await observe(deps.ports, targets, now);
+    const observed = await observe(deps.ports, targets, now, groups);
     for (const p of observed.problems) deps.telemetry.warn(`metrics: ${p}`);
     if (observed.stateProblem) deps.telemetry.warn(`state: ${observed.stateProblem}`);
     return mapBounded(targets, TARGETS_IN_FLIGHT, async (t) => {
@@ -164,6 +168,7 @@ export function createEvaluator(deps: EvaluatorDeps) {
         conflict: observed.conflicts.get(t.id)!,
         readings: observed.readings.get(t.id),
         ...(observed.stored.has(t.id) ? { stored: { item: observed.stored.get(t.id) } } : {}),
+        ...(observed.failover.has(t.id) ? { failoverFloor: observed.failover.get(t.id)! } : {}),
       }).catch((error: unknown) =>
         failedRecord(
           ctx,
@@ -206,7 +211,8 @@ export function createEvaluator(deps: EvaluatorDeps) {
       });
     }
     try {
-      const route = routeEvent(event, await deps.policy.current(now));
+      const policy = await deps.policy.current(now);
+      const route = routeEvent(event, policy);
       if ('reason' in route) return ignore(route);
       const targets = shard ? inShard(route.targets, shard) : route.targets;
       if (shard && targets.length === 0) {
@@ -215,7 +221,14 @@ export function createEvaluator(deps: EvaluatorDeps) {
         );
         return { event: summary, ignored: null, records: [], auditWriteFailures: [], deadlineSkipped: [] };
       }
-      const results = await evaluateTargets(event, targets, now, started, invocation.leftMs ?? unlimited);
+      const results = await evaluateTargets(
+        event,
+        targets,
+        now,
+        started,
+        invocation.leftMs ?? unlimited,
+        failoverGroupsOf(policy, targets),
+      );
       const records = results.map((r) => r.record);
       const deadlineSkipped = records
         .filter((r) => r.detail.startsWith(DEADLINE_REACHED))

@@ -11,6 +11,8 @@
  * - other scalers' policies, for the resources registered and scaling dynamically (A) and the
  *   groups (G): one by one while there are at most ONE_BY_ONE_MAX, else one sweep of the
  *   region's policies: ceil(P / 50) DescribeScalingPolicies, ceil(P / 100) DescribePolicies.
+ * - the FAILOVER#<group> items of the failover groups with a member among the targets: one
+ *   BatchGetItem per 100 groups (none without a failover block), for the failover floors.
  * The same calls whatever the load: constant work in calm and storm.
  *
  * Failures are kept per target: a metrics failure leaves signals missing (the engine holds and
@@ -24,7 +26,9 @@ import { mapBounded } from '../../shared/control/pool.ts';
 import { batches, buildQueries, queryWindow } from '../../shared/control/queries.ts';
 import { convertResults, type RawMetricResult, type TargetReadings } from '../../shared/control/readings.ts';
 import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/control/tick-calls.ts';
+import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { type FailoverFloorInput, failoverFloors } from './failover-floor.ts';
 import type { Ports } from './ports.ts';
 
 export interface Observation {
@@ -36,6 +40,8 @@ export interface Observation {
    * reads its own with GetItem before its claim.
    */
   stored: Map<string, Record<string, unknown> | undefined>;
+  /** Each failover group member's floor, by target id (targets in no group are absent). */
+  failover: Map<string, FailoverFloorInput>;
   /** Metric results rejected or unreadable, one line each (logged as warnings). */
   problems: string[];
   /** Why the batched state read failed (each target then reads its own), or null. */
@@ -251,21 +257,31 @@ async function readStates(ports: Ports, targets: readonly TargetPolicy[]) {
   }
 }
 
+/** The failover groups' items in one batch per 100 groups; a failure leaves every member without a floor. */
+async function readFailover(ports: Ports, groups: readonly ResolvedGroup[]) {
+  if (groups.length === 0 || !ports.failoverStates) return new Map<string, FailoverFloorInput>();
+  const items = await ports.failoverStates.readGroups(groups.map((g) => g.id)).catch(asError);
+  return failoverFloors(groups, items instanceof Error ? new Error(describe(items)) : items);
+}
+
 export async function observe(
   ports: Ports,
   targets: readonly TargetPolicy[],
   now: number,
+  groups: readonly ResolvedGroup[] = [],
 ): Promise<Observation> {
-  const [metrics, { capacity, conflicts }, states] = await Promise.all([
+  const [metrics, { capacity, conflicts }, states, failover] = await Promise.all([
     readMetrics(ports, targets, now),
     readTargets(ports, targets),
     readStates(ports, targets),
+    readFailover(ports, groups),
   ]);
   return {
     readings: metrics.readings,
     capacity,
     conflicts,
     stored: states.stored,
+    failover,
     problems: metrics.problems,
     stateProblem: states.problem,
   };

@@ -13,7 +13,12 @@ import {
 } from '../../shared/aws/sagemaker.ts';
 import { type ExecutionsPort, stepFunctionsAdapter } from '../../shared/aws/sfn.ts';
 import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
-import { type StateBatchPort, stateBatchReads } from '../../shared/aws/state-batch.ts';
+import {
+  type FailoverStatesPort,
+  failoverStateReads,
+  type StateBatchPort,
+  stateBatchReads,
+} from '../../shared/aws/state-batch.ts';
 
 export interface Ports {
   metrics: MetricsPort;
@@ -27,6 +32,8 @@ export interface Ports {
   state: StatePort;
   /** State items in batches of 100 (observe.ts); without it, each target reads its own. */
   stateBatch?: StateBatchPort;
+  /** The FAILOVER#<group> items of the tick's failover groups (observe.ts); without it, no failover floor. */
+  failoverStates?: FailoverStatesPort;
   executions: ExecutionsPort;
   parameters: ParametersPort;
 }
@@ -41,6 +48,7 @@ export function awsPorts(clients: Clients, tableName: string): Ports {
     scalers: appAutoScalingAdapter(clients.appAutoScaling),
     state: dynamoStateStore(clients.home.dynamo, tableName),
     stateBatch: stateBatchReads(clients.home.dynamo, tableName),
+    failoverStates: failoverStateReads(clients.home.dynamo, tableName),
     executions: stepFunctionsAdapter(clients.home.sfn),
     parameters: ssmParameters(clients.home.ssm),
   };

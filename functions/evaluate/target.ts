@@ -25,7 +25,7 @@ import { servedScaleOut, sfnTrim } from '../../shared/control/lead-samples.ts';
 import { addLeadSample, type LeadSample } from '../../shared/control/lead-time.ts';
 import { pickNoise } from '../../shared/control/noise.ts';
 import { planFor } from '../../shared/control/plan.ts';
-import { type DecisionRecord, noiseInput, type RecordInputs } from '../../shared/control/records.ts';
+import { type DecisionRecord, noiseInput } from '../../shared/control/records.ts';
 import {
   carriedPending,
   decodeState,
@@ -38,7 +38,7 @@ import { decide } from '../../shared/engine/decide.ts';
 import { initialState, type SignalSnapshot } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
-import type { Attempt, TargetContext, TargetInputs } from './context.ts';
+import type { Attempt, EvaluatedInputs, TargetContext, TargetInputs } from './context.ts';
 import { readCapacity } from './observe.ts';
 
 export type { TargetContext } from './context.ts';
@@ -103,6 +103,15 @@ function attempt(
         }
       : {}),
     ...(noise.kind === 'noise' ? { noise: noise.model } : {}),
+    ...(inp.failoverFloor && inp.failoverFloor.capacity !== null && inp.failoverFloor.phase !== null
+      ? {
+          failoverFloor: {
+            capacity: inp.failoverFloor.capacity,
+            groupId: inp.failoverFloor.groupId,
+            phase: inp.failoverFloor.phase,
+          },
+        }
+      : {}),
   };
   const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
   const plan = planFor(decision, t, {
@@ -115,7 +124,7 @@ function attempt(
     lastChangeAt: lastChange(stored),
     now: ctx.now,
   });
-  const inputs: RecordInputs = {
+  const inputs: EvaluatedInputs = {
     capacity: { desired, ready: capacity.ready, liveDesired: capacity.desired, status: capacity.status },
     readings: { ...readings.readings },
     activation: { ...(readings.activation ?? {}) },
@@ -133,6 +142,7 @@ function attempt(
     noise: noiseInput(t, noise, decision),
     killSwitch: ctx.killSwitch,
     conflict: conflict ? conflictMessage(conflict) : null,
+    ...(inp.failoverFloor ? { failoverFloor: inp.failoverFloor } : {}),
   };
   // Shadow mode started nothing, so nothing it decided can be measured serving.
   const served =

@@ -64,3 +64,47 @@ export function stateBatchReads(client: DynamoDBDocumentClient, tableName: strin
     },
   };
 }
+
+/**
+ * The failover groups' items (pk FAILOVER#<group>, sk STATE: shared/aws/failover-store.ts) of the
+ * groups with a member among the targets of a tick: one more BatchGetItem per 100 groups, never
+ * a read per target. The evaluator raises those members to the group's floor (capacityFloors).
+ */
+export interface FailoverStatesPort {
+  /** Items by group id: undefined, no item; an id absent from the map was left unprocessed. */
+  readGroups(groupIds: readonly string[]): Promise<Map<string, Record<string, unknown> | undefined>>;
+}
+
+const groupOf = (pk: unknown): string | null =>
+  typeof pk === 'string' && pk.startsWith('FAILOVER#') ? pk.slice('FAILOVER#'.length) : null;
+
+export function failoverStateReads(client: DynamoDBDocumentClient, tableName: string): FailoverStatesPort {
+  return {
+    async readGroups(groupIds) {
+      const out = new Map<string, Record<string, unknown> | undefined>();
+      for (const ids of chunks([...new Set(groupIds)], KEYS_PER_CALL)) {
+        const res = await client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: ids.map((id) => ({ pk: `FAILOVER#${id}`, sk: STATE_SK })),
+                ConsistentRead: true,
+              },
+            },
+          }),
+        );
+        const items = res.Responses?.[tableName];
+        if (!Array.isArray(items))
+          throw new MalformedResponseError(`BatchGetItem Responses.${tableName} is missing`);
+        const unprocessed = new Set((res.UnprocessedKeys?.[tableName]?.Keys ?? []).map((k) => groupOf(k.pk)));
+        const found = new Map<string, Record<string, unknown>>();
+        for (const item of items) {
+          const id = groupOf(item.pk);
+          if (id !== null && item.sk === STATE_SK) found.set(id, item);
+        }
+        for (const id of ids) if (!unprocessed.has(id)) out.set(id, found.get(id));
+      }
+      return out;
+    },
+  };
+}

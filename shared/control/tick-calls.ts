@@ -17,8 +17,10 @@
  *   DescribePolicies            G_r if G_r <= 4, else ceil(PG_r / 100) (at least 1)
  * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold), when the cache is
  * cold GetParametersByPath max(1, ceil(parts / 10)) (the policy's parts, 10 a page: one call
- * that finds none when there are no parts), and, for N >= 2 targets, BatchGetItem ceil(N / 100)
- * (one target: GetItem 1).
+ * that finds none when there are no parts), for N >= 2 targets, BatchGetItem ceil(N / 100)
+ * (one target: GetItem 1), and, for the F failover groups with a member among the targets,
+ * BatchGetItem ceil(F / 100) more (their FAILOVER# items: one call per tick, never one per
+ * target; none without a failover block).
  *
  * Worked example (tests/scale, "500 variants"): 500 single-variant endpoints with 3 signals
  * each, all registered, 20 with a policy: 1 + ceil(1500 / 500) + 500 + ceil(500 / 50) +
@@ -94,14 +96,16 @@ function regionReads(targets: readonly TargetPolicy[], facts: RegionFacts): Tick
 export function tickReads(
   targets: readonly TargetPolicy[],
   factsOf: (region: string) => RegionFacts,
-  options: { policyCached: boolean; policyParts?: number },
+  options: { policyCached: boolean; policyParts?: number; failoverGroups?: number },
 ): TickCalls {
+  const groups = up(options.failoverGroups ?? 0, STATE_KEYS_PER_CALL);
   const total: TickCalls = {
     'SSM.GetParameter': options.policyCached ? 1 : 2,
     'SSM.GetParametersByPath': options.policyCached
       ? 0
       : Math.max(1, up(options.policyParts ?? 0, POLICY_PARTS_PER_PAGE)),
-    'DynamoDB.BatchGet': targets.length >= BATCH_STATE_FROM ? up(targets.length, STATE_KEYS_PER_CALL) : 0,
+    'DynamoDB.BatchGet':
+      (targets.length >= BATCH_STATE_FROM ? up(targets.length, STATE_KEYS_PER_CALL) : 0) + groups,
     'DynamoDB.Get': targets.length >= BATCH_STATE_FROM ? 0 : targets.length,
   };
   const regions = new Map<string, TargetPolicy[]>();

@@ -208,13 +208,14 @@ export function decide(
     ...(snapshot.leadTime ? { leadTime: snapshot.leadTime } : {}),
     ...(snapshot.forecastFloor ? { floorKind: snapshot.forecastFloor.kind ?? 'forecast' } : {}),
     ...(snapshot.forecastFloor?.fallback ? { floorFallback: snapshot.forecastFloor.fallback } : {}),
+    ...(snapshot.failoverFloor ? { failoverFloor: snapshot.failoverFloor } : {}),
   };
   decision.message = describeDecision(decision, policy);
   const outcome = { now, current, desired, action, panicUntil: panic.until, window };
   return { decision, state: advanceState(state, streaks, outcome) };
 }
 
-/** Forecast floor, step limits, then min/max: each leaves its reason when it acts. */
+/** Forecast floor, failover floor, step limits, then min/max: each leaves its reason when it acts. */
 function applyLimits(
   policy: TargetPolicy,
   snapshot: SignalSnapshot,
@@ -230,6 +231,12 @@ function applyLimits(
     if (snapshot.forecastFloor?.fallback) reasons.push('ForecastFallback');
     const lead = snapshot.leadTime;
     if (lead && lead.minutes > lead.configuredMinutes) reasons.push('LeadTimeMeasured');
+  }
+  // A failover group's floor: the standby's own scale-in must not undo a prescale or the warm floor.
+  const held = snapshot.failoverFloor?.capacity;
+  if (held !== undefined && Number.isFinite(held) && held > desired) {
+    desired = Math.ceil(held);
+    reasons.push('FailoverFloor');
   }
   const stepped = stepLimit(current, desired, policy.damping);
   if (stepped.reason) reasons.push(stepped.reason);

@@ -90,6 +90,12 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     d.floorFallback === 'naive-day'
       ? "forecast from yesterday's demand: the seasonal model scored worse over the last 24 h"
       : 'forecast from the last hour held flat: the seasonal model scored worse over the last 24 h',
+  FailoverFloor: (d) =>
+    d.failoverFloor
+      ? d.failoverFloor.phase === 'steady'
+        ? `failover group ${d.failoverFloor.groupId} is steady: the standby keeps its warm floor of ${plural(d.failoverFloor.capacity, 'instance')}`
+        : `failover group ${d.failoverFloor.groupId} is ${d.failoverFloor.phase}: the standby holds the ${plural(d.failoverFloor.capacity, 'instance')} the traffic move needs`
+      : 'a failover group needs at least this much',
   LeadTimeMeasured: (d) =>
     d.leadTime
       ? `planned over the measured ${d.leadTime.minutes}-minute lead time (p90 of ${plural(d.leadTime.samples, 'scale-out')}), above the configured ${d.leadTime.configuredMinutes}`

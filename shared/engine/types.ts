@@ -19,6 +19,14 @@ export interface Reading {
   basis?: number;
 }
 
+/** A failover group's floor for one of its members: the group, its phase, the instances. */
+export interface FailoverFloor {
+  capacity: number;
+  groupId: string;
+  /** The planner's phase (steady, prescaling, halted, shifting, failed-over). */
+  phase: string;
+}
+
 export type ActivationMetric = 'queueDepth' | 'invocations' | 'concurrency';
 
 export interface SignalSnapshot {
@@ -47,6 +55,12 @@ export interface SignalSnapshot {
    * when the target's measured scale-outs took longer (shared/control/lead-time.ts).
    */
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
+  /**
+   * The capacity a failover group holds this target at (shared/failover/plan.ts capacityFloors,
+   * read from the group's FAILOVER# item): a standby's warm floor in steady, the prescale while
+   * traffic moves or has moved. Its own scale-in never goes below it.
+   */
+  failoverFloor?: FailoverFloor;
   /**
    * Measured noise of demand around its level, in the policy's request units (Var = a x level +
    * b x level^2, shared/forecast/noise-model.ts): widens the invocationsPerInstance band.
@@ -82,6 +96,7 @@ export const REASON_CODES = [
   'ForecastFloor',
   'LeadTimeMeasured',
   'ForecastFallback',
+  'FailoverFloor',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -124,6 +139,8 @@ export interface Decision {
   floorFallback?: 'recent-level' | 'naive-day';
   /** The lead time the floor was planned over, when the snapshot said (see SignalSnapshot.leadTime). */
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
+  /** The failover floor, when one was given (see SignalSnapshot.failoverFloor). */
+  failoverFloor?: FailoverFloor;
 }
 
 /** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */

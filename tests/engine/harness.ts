@@ -94,6 +94,7 @@ export interface SnapshotSpec {
   floorFallback?: 'recent-level' | 'naive-day';
   leadTime?: SignalSnapshot['leadTime'];
   noise?: SignalSnapshot['noise'];
+  failoverFloor?: SignalSnapshot['failoverFloor'];
 }
 
 export function snapshot(spec: SnapshotSpec): SignalSnapshot {
@@ -122,6 +123,7 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
     };
   if (spec.leadTime) snap.leadTime = spec.leadTime;
   if (spec.noise) snap.noise = spec.noise;
+  if (spec.failoverFloor) snap.failoverFloor = spec.failoverFloor;
   return snap;
 }
 
@@ -139,6 +141,7 @@ export interface Tick {
   floorFallback?: 'recent-level' | 'naive-day';
   leadTime?: SignalSnapshot['leadTime'];
   noise?: SignalSnapshot['noise'];
+  failoverFloor?: SignalSnapshot['failoverFloor'];
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];
 }
@@ -172,6 +175,7 @@ export function runTimeline(
       floorFallback,
       leadTime,
       noise,
+      failoverFloor,
     } = tick;
     const snap = snapshot({
       now: at(tick.t),
@@ -185,6 +189,7 @@ export function runTimeline(
       floorFallback,
       leadTime,
       noise,
+      failoverFloor,
     });
     const { decision, state: next } = decide(carried, snap, policy, at(tick.t));
     run.outcomes.push([decision.desiredCapacity, decision.reasons]);

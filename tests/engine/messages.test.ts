@@ -224,6 +224,24 @@ const SCENARIOS: Scenario[] = [
       "Scale out from 10 to 12 instances: every signal is within its band; the forecast for the provisioning lead time needs at least this much; forecast from yesterday's demand: the seasonal model scored worse over the last 24 h.",
   },
   {
+    case: "a failover group's prescale floor names the group and its phase",
+    policy: three(),
+    start: 12,
+    ticks: one(v(50, 30), { failoverFloor: { capacity: 12, groupId: 'chat', phase: 'shifting' } }),
+    reasons: ['ScaleInBreach', 'FailoverFloor'],
+    message:
+      'Hold at 12 instances: every signal has been below its band for 1 period; failover group chat is shifting: the standby holds the 12 instances the traffic move needs.',
+  },
+  {
+    case: "a failover group's warm floor in steady says so",
+    policy: three(),
+    start: 3,
+    ticks: one(v(50, 30), { failoverFloor: { capacity: 3, groupId: 'chat', phase: 'steady' } }),
+    reasons: ['ScaleInBreach', 'FailoverFloor'],
+    message:
+      'Hold at 3 instances: every signal has been below its band for 1 period; failover group chat is steady: the standby keeps its warm floor of 3 instances.',
+  },
+  {
     case: 'a level floor (no forecast yet) says where it came from',
     policy: three(),
     start: 10,

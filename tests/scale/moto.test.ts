@@ -24,12 +24,15 @@ import {
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { fixedPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { tickReads } from '#shared/control/tick-calls.ts';
+import { resolveFailoverGroups } from '#shared/failover/group.ts';
+import { initialFailoverState } from '#shared/failover/plan.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { CONFIG, captureTelemetry } from '../functions/support.ts';
 import {
@@ -208,5 +211,116 @@ describe.skipIf(!gate.available)(`${N} targets in one region on moto`, () => {
       'ApplicationAutoScaling.DescribeScalingPolicies': 1,
       'DynamoDB.BatchGet': 5,
     });
+  }, 60_000);
+
+  it('failover groups: their FAILOVER# items are one more BatchGetItem, and a shifting group holds its standby at the prescale', async () => {
+    // Standbys v1..v4 here (ep-1..ep-4: 2 instances, not registered), primaries in us-west-2.
+    const G = 4;
+    const failoverPolicy = policyOrThrow({
+      version: 1,
+      targets: [
+        ...policy.targets.slice(1, 1 + G),
+        ...Array.from({ length: G }, (_, i) => ({
+          id: `p${i + 1}`,
+          kind: 'ec2-asg',
+          region: 'us-west-2',
+          autoScalingGroupName: `asg-p${i + 1}`,
+          scaling: { minCapacity: 1, maxCapacity: 10 },
+          signals: [{ metric: 'gpuUtilization', target: 70 }],
+        })),
+      ],
+      failover: {
+        groups: Array.from({ length: G }, (_, i) => ({
+          id: `fg${i + 1}`,
+          members: [
+            { targetId: `p${i + 1}`, role: 'primary' },
+            { targetId: `v${i + 1}`, role: 'standby', warmFloor: 1 },
+          ],
+          routing: {
+            kind: 'route53-weighted',
+            hostedZoneId: 'Z0123456789ABC',
+            recordName: `fg${i + 1}.example.com`,
+            setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'west' },
+          },
+          health: { failPeriods: 3, failWindowPeriods: 5 },
+        })),
+      },
+    });
+    const [group] = resolveFailoverGroups(failoverPolicy);
+    const config = awsTestConfig(moto.endpoint);
+    await DynamoDBDocumentClient.from(new DynamoDBClient(config)).send(
+      new PutCommand({
+        TableName: CONFIG.STATE_TABLE_NAME,
+        Item: {
+          pk: 'FAILOVER#fg1',
+          sk: 'STATE',
+          version: 7,
+          mode: 'active',
+          state: {
+            ...initialFailoverState(group!),
+            phase: 'shifting',
+            direction: 'failover',
+            source: 'us-west-2',
+            step: 0,
+            needed: { v1: 4 },
+          },
+        },
+      }),
+    );
+    const calls: string[] = [];
+    const clients = withLatency(
+      createClients({
+        region: TEST_REGION,
+        endpoint: moto.endpoint,
+        credentials: TEST_CREDENTIALS,
+        maxAttempts: 2,
+      }),
+      (call) => {
+        calls.push(call);
+        return 0;
+      },
+    );
+    const evaluate = createEvaluator({
+      config: CONFIG,
+      mode: 'shadow',
+      ports: awsPorts(clients, CONFIG.STATE_TABLE_NAME),
+      telemetry: captureTelemetry(),
+      policy: fixedPolicySource(failoverPolicy),
+    });
+    const report = await evaluate(
+      {
+        'detail-type': 'Scheduled Event',
+        source: 'aws.scheduler',
+        account: TEST_ACCOUNT,
+        region: TEST_REGION,
+        id: 'failover-tick',
+        time: new Date(now).toISOString(),
+      },
+      now,
+    );
+
+    const reads = tickReads(
+      failoverPolicy.targets,
+      () => ({ activeResources: 0, sageMakerPolicies: 0, groupPolicies: 0 }),
+      { policyCached: true, failoverGroups: G },
+    );
+    const counted = countCalls(calls);
+    expect(Object.fromEntries(Object.keys(reads).map((k) => [k, counted[k]]))).toEqual(reads);
+    expect(reads['DynamoDB.BatchGet']).toBe(2);
+    expect(counted['DynamoDB.Get'] ?? 0).toBe(0);
+    const v1 = report.records.find((r) => r.targetId === 'v1')!;
+    expect(v1.decision?.reasons).toContain('FailoverFloor');
+    expect(v1.decision?.desiredCapacity).toBe(4);
+    expect((v1.inputs as { failoverFloor?: unknown }).failoverFloor).toEqual({
+      groupId: 'fg1',
+      phase: 'shifting',
+      capacity: 4,
+      detail: 'held at 4 or more in shifting',
+    });
+    const v2 = report.records.find((r) => r.targetId === 'v2')!;
+    expect(v2.decision?.reasons).not.toContain('FailoverFloor');
+    expect((v2.inputs as { failoverFloor?: { detail: string } }).failoverFloor?.detail).toBe(
+      "no FAILOVER#fg2 item in this region's state table: no failover floor",
+    );
   }, 60_000);
 });

@@ -19,12 +19,16 @@ function expected(spec: WorldSpec, w: ReturnType<typeof world>, policyCached: bo
   const targets = policyOrThrow(JSON.parse(worldPolicy(spec))).targets;
   const reads = tickReads(
     targets,
-    () => ({
-      activeResources: spec.variants,
-      sageMakerPolicies: w.conflictingVariants,
-      groupPolicies: w.groupPolicies,
-    }),
-    { policyCached },
+    // us-west-2 holds the failover groups' primaries alone: none registered, no other scaler.
+    (region) =>
+      region === 'us-west-2'
+        ? { activeResources: 0, sageMakerPolicies: 0, groupPolicies: 0 }
+        : {
+            activeResources: spec.variants,
+            sageMakerPolicies: w.conflictingVariants,
+            groupPolicies: w.groupPolicies,
+          },
+    { policyCached, failoverGroups: spec.failoverGroups ?? 0 },
   );
   return { ...reads, 'DynamoDB.Update': targets.length, 'DynamoDB.Put': targets.length };
 }
@@ -50,6 +54,14 @@ describe('the calls of one tick, by the formula', () => {
       spec: { variants: 3, groups: 3, conflictEvery: 2 },
     },
     { case: 'one variant reads its state with GetItem', spec: { variants: 1 } },
+    {
+      case: '3 failover groups: one more BatchGetItem for their FAILOVER# items',
+      spec: { variants: 6, failoverGroups: 3 },
+    },
+    {
+      case: '150 failover groups: ceil(150 / 100) = 2 more BatchGetItem, never a read per target',
+      spec: { variants: 200, failoverGroups: 150, conflictEvery: 25 },
+    },
   ])('$case', async ({ spec }) => {
     const w = world(spec);
     await w.h.evaluate(w.tick('t1', T0), NOW);
@@ -88,6 +100,32 @@ describe('the calls of one tick, by the formula', () => {
       'ApplicationAutoScaling.DescribeScalingPolicies': 1,
       'DynamoDB.BatchGet': 5,
     });
+  });
+});
+
+describe('the failover groups read', () => {
+  it('a tick of 150 failover groups reads their items in 2 BatchGetItem, 100 keys and 50, and no FAILOVER# key with GetItem', async () => {
+    const w = world({ variants: 150, failoverGroups: 150 });
+    await w.h.evaluate(w.tick('t1', T0), NOW);
+    const keys = w.h.mocks.ddb
+      .commandCalls(BatchGetCommand)
+      .map((c) => (c.args[0].input.RequestItems?.['governor-state']?.Keys ?? []) as { pk: string }[])
+      .filter((k) => k[0]?.pk.startsWith('FAILOVER#'))
+      .map((k) => k.length);
+    expect(keys.sort()).toEqual([100, 50].sort());
+    const gets = w.h.mocks.ddb.commandCalls(GetCommand).map((c) => String(c.args[0].input.Key?.pk));
+    expect(gets.filter((pk) => pk.startsWith('FAILOVER#'))).toEqual([]);
+  });
+
+  it('the formula counts one BatchGetItem per 100 groups and nothing without a failover block', () => {
+    const targets = policyOrThrow(JSON.parse(worldPolicy({ variants: 2 }))).targets;
+    const facts = () => ({ activeResources: 0, sageMakerPolicies: 0, groupPolicies: 0 });
+    const batch = (failoverGroups?: number) =>
+      tickReads(targets, facts, {
+        policyCached: true,
+        ...(failoverGroups !== undefined ? { failoverGroups } : {}),
+      })['DynamoDB.BatchGet'];
+    expect([batch(), batch(0), batch(1), batch(100), batch(101)]).toEqual([1, 1, 2, 2, 3]);
   });
 });
 

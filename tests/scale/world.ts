@@ -31,6 +31,11 @@ export interface WorldSpec {
   groups?: number;
   /** One target in this many has another scaler's policy on it (0: none). */
   conflictEvery?: number;
+  /**
+   * Failover groups: group i has v<i> (us-east-1, this region) as its standby and p<i>, a variant
+   * of endpoint ep-p<i> in us-west-2, as its primary (a group's members are in different regions).
+   */
+  failoverGroups?: number;
 }
 
 export interface World {
@@ -73,15 +78,42 @@ const groupTarget = (i: number) => ({
   signals: [{ metric: 'gpuUtilization', target: 70 }],
 });
 
+const primaryTarget = (i: number) => ({
+  ...variantTarget(0, 1),
+  id: `p${i}`,
+  region: 'us-west-2',
+  endpointName: `ep-p${i}`,
+});
+
+const failoverGroup = (i: number) => ({
+  id: `fg${i}`,
+  members: [
+    { targetId: `p${i}`, role: 'primary' },
+    { targetId: `v${i}`, role: 'standby', warmFloor: 1 },
+  ],
+  routing: {
+    kind: 'route53-weighted',
+    hostedZoneId: 'Z0123456789ABC',
+    recordName: `fg${i}.example.com`,
+    setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'west' },
+  },
+  health: { failPeriods: 3, failWindowPeriods: 5 },
+});
+
 /** The policy text (JSON is YAML) for the world's targets. */
 export function worldPolicy(spec: WorldSpec): string {
   const per = spec.variantsPerEndpoint ?? 1;
+  const groups = spec.failoverGroups ?? 0;
   return JSON.stringify({
     version: 1,
     targets: [
       ...Array.from({ length: spec.variants }, (_, i) => variantTarget(i, per)),
       ...Array.from({ length: spec.groups ?? 0 }, (_, i) => groupTarget(i)),
+      ...Array.from({ length: groups }, (_, i) => primaryTarget(i)),
     ],
+    ...(groups > 0
+      ? { failover: { groups: Array.from({ length: groups }, (_, i) => failoverGroup(i)) } }
+      : {}),
   });
 }
 

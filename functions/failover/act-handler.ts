@@ -1,0 +1,64 @@
+/**
+ * The failover act Lambda: the failover state machine's Task "lambda:invoke" calls it with one op
+ * (prescale, ready, route, check: ./act.ts). Thin: parse the event with zod, run the op through
+ * the adapters (./act-ports.ts), return its one-line result. Configuration is parsed once at cold
+ * start and fails fast naming the variable; every AWS call stops at the invocation's deadline.
+ * A refusal or a failed call is thrown as one line, named (KillSwitchOn, UnmanagedTarget,
+ * CapacityBusy, ...): the state machine retries it and records it as the execution's failure.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { createClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
+import { clip } from '../../shared/control/bounded.ts';
+import { act, parseActEvent } from './act.ts';
+import { awsActPorts, parseActConfig } from './act-ports.ts';
+
+/** Kept back from Lambda's timeout for the error to be returned and logged (ms). */
+const RESERVE_MS = 2_000;
+
+const config = parseActConfig(process.env);
+const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover-act';
+const logger = new Logger({ serviceName: service });
+const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
+  serviceName: service,
+});
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, service);
+const options = {
+  region: config.AWS_REGION,
+  endpoint: process.env.AWS_ENDPOINT_URL,
+  // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+  credentials: fromEnv(),
+  ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+};
+const ports = awsActPorts(createClients(options), options, config);
+const scope = {
+  endpointPrefix: config.MANAGED_ENDPOINT_PREFIX,
+  groupPrefix: config.MANAGED_AUTO_SCALING_GROUP_PREFIX,
+};
+
+export const handler = middy(async (raw: unknown, context: Context) => {
+  const event = parseActEvent(raw);
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - RESERVE_MS;
+  try {
+    const result = await withDeadline(deadline, () => act(ports, event, scope, Date.now()));
+    logger.info(`failover act ${event.op}: ${String(result.detail)}`, { op: event.op, result });
+    return result;
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    metrics.addMetric('FailoverActErrors', 'Count', 1);
+    logger.error(`failover act ${event.op} failed: ${e.name}: ${clip(e.message)}`, { op: event.op });
+    throw Object.assign(new Error(clip(e.message.split('\n')[0] ?? '')), { name: e.name || 'Error' });
+  }
+})
+  .use(tracing.middleware)
+  .use(logMetrics(metrics))
+  .use(injectLambdaContext(logger));
