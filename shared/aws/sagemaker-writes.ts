@@ -1,10 +1,11 @@
 /**
- * The two SageMaker calls that change capacity, for local runs only (`npm run local`, `governor
- * invoke` against moto without a state machine): the same calls the scale-target state
- * machine's apply step makes, without its kill-switch and generation checks, waiting and
- * verification. Imported by ./direct-scaling.ts alone, never by a deployed function: in AWS the
- * state machine is the only path that changes SageMaker (tests/template/grants.test.ts pins that
- * the evaluate function's code sends no SageMaker write).
+ * The two SageMaker calls that change capacity: the same calls the scale-target state machine's
+ * apply step makes, without its generation check, waiting and verification. Used by local runs
+ * (`npm run local`, `governor invoke` against moto without a state machine, through
+ * ./direct-scaling.ts) and by the failover act function's prescale, which only raises capacity
+ * and re-reads the kill switch first (functions/failover/act.ts). The evaluate function never
+ * imports it: its capacity changes go through the scale-target state machine
+ * (tests/template/grants.test.ts pins that the evaluate function's code sends no SageMaker write).
  */
 import {
   type SageMakerClient,
