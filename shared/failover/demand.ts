@@ -26,7 +26,9 @@ const demandOf = (obs: FailoverObservation, region: string): number | null => {
 
 /**
  * `senders` carry the traffic that moves (the failed source, or on failback the regions that took
- * it); `gaining` receive it; `final` is the weights once the move is complete.
+ * it); `gaining` receive it; `final` is the weights once the move is complete. `ignore`: regions
+ * whose demand figure is left out of the total (the re-sizing of a prescale leaves out standbys
+ * that serve nothing: their figure can only be their own prescale, which would feed on itself).
  */
 export function neededCapacity(
   group: ResolvedGroup,
@@ -34,9 +36,12 @@ export function neededCapacity(
   senders: readonly string[],
   gaining: readonly string[],
   final: Weights,
+  ignore: readonly string[] = [],
 ): Needed {
   const unknown = senders.some((r) => demandOf(obs, r) === null);
-  const total = group.members.reduce((s, m) => s + (demandOf(obs, m.region) ?? 0), 0);
+  const total = group.members
+    .filter((m) => !ignore.includes(m.region))
+    .reduce((s, m) => s + (demandOf(obs, m.region) ?? 0), 0);
   const byTarget: Record<string, number> = {};
   let clamped = false;
   for (const m of group.members.filter((x) => gaining.includes(x.region))) {

@@ -4,6 +4,14 @@
  * after R consecutive healthy periods (R > M). Missing or stale data makes a period unknown,
  * never breaching, so our own blind spot is never read as a region's outage.
  *
+ * Idle: a region the weights send nothing has no requests to measure, so its error rate and p95
+ * are missing for that reason alone (SageMaker publishes no Invocations datapoint for an idle
+ * endpoint). When its other signals (capacity errors, Governor's heartbeat there) are fresh and
+ * within, the period is `idle`, not unknown: nothing wrong is seen and nothing can be. An idle
+ * region may take a failover's first step once its ready capacity serves that step (./plan.ts);
+ * its real health is then judged by the checks between steps. An idle period is not `ok`: it never
+ * counts toward `recovered` (a failed region taken out of traffic cannot prove it is fixed).
+ *
  * Pure: history goes in (the verdicts of past periods) and comes out.
  */
 import type { Reading } from '../engine/types.ts';
@@ -18,14 +26,21 @@ import type {
 
 export type VerdictHistory = [number, PeriodVerdict][];
 
-const fresh = (r: Reading | undefined, now: number, staleMs: number): r is Reading =>
+export const fresh = (r: Reading | undefined, now: number, staleMs: number): r is Reading =>
   r !== undefined && Number.isFinite(r.value) && r.value >= 0 && now - r.timestamp <= staleMs;
 
-/** This period's verdict and why: `breaching` and `missing` name the signals. */
+/** Signals measured on the region's own requests: a region sent none has none to report. */
+const TRAFFIC_SIGNALS: readonly string[] = ['errorRatePercent', 'p95LatencyMs'];
+
+/**
+ * This period's verdict and why: `breaching` and `missing` name the signals. `noTraffic`: the
+ * weights last applied send the region nothing (weight 0), so missing traffic signals are idle.
+ */
 export function periodVerdict(
   obs: RegionObservation | undefined,
   h: FailoverHealthPolicy,
   now: number,
+  noTraffic = false,
 ): { verdict: PeriodVerdict; breaching: string[]; missing: string[] } {
   const staleMs = h.staleAfterSeconds * 1000;
   const breaching: string[] = [];
@@ -43,15 +58,16 @@ export function periodVerdict(
   const beat = obs?.heartbeat;
   const age = beat ? { value: (now - beat.lastBeatAt) / 1000, timestamp: beat.readAt } : undefined;
   check('heartbeatAgeSeconds', age, (v) => v > h.heartbeatAgeSeconds, `> ${h.heartbeatAgeSeconds}`);
-  const verdict = breaching.length > 0 ? 'breach' : missing.length > 0 ? 'unknown' : 'ok';
+  const idle = noTraffic && missing.length > 0 && missing.every((m) => TRAFFIC_SIGNALS.includes(m));
+  const verdict = breaching.length > 0 ? 'breach' : missing.length === 0 ? 'ok' : idle ? 'idle' : 'unknown';
   return { verdict, breaching, missing };
 }
 
 const round = (x: number) => (Number.isInteger(x) ? x : Math.round(x * 10) / 10);
 
-/** Two looks within one period: a breach stands, then ok, then unknown. */
-const merge = (a: PeriodVerdict, b: PeriodVerdict): PeriodVerdict =>
-  a === 'breach' || b === 'breach' ? 'breach' : a === 'ok' || b === 'ok' ? 'ok' : 'unknown';
+/** Two looks within one period: a breach stands, then ok, then idle, then unknown. */
+const RANK: Record<PeriodVerdict, number> = { breach: 3, ok: 2, idle: 1, unknown: 0 };
+const merge = (a: PeriodVerdict, b: PeriodVerdict): PeriodVerdict => (RANK[a] >= RANK[b] ? a : b);
 
 /**
  * Records this period's verdict. Periods are aligned to the epoch (start = floor(now / period));
@@ -94,7 +110,9 @@ export function statusOf(
         ? 'unknown'
         : breaches > 0
           ? 'degraded'
-          : 'healthy';
+          : verdict === 'idle'
+            ? 'idle'
+            : 'healthy';
   return { status, recovered: okStreak >= h.recoverPeriods, breaches, okStreak, verdict };
 }
 
@@ -103,6 +121,7 @@ const REASON: Record<HealthStatus, RegionReasonCode> = {
   degraded: 'RegionDegraded',
   failed: 'RegionFailed',
   unknown: 'RegionUnknown',
+  idle: 'RegionIdle',
 };
 
 /** One region's health this period and its next verdict history. */
@@ -112,8 +131,9 @@ export function assessRegion(
   obs: RegionObservation | undefined,
   h: FailoverHealthPolicy,
   now: number,
+  noTraffic = false,
 ): { health: RegionHealth; history: VerdictHistory } {
-  const { verdict, breaching, missing } = periodVerdict(obs, h, now);
+  const { verdict, breaching, missing } = periodVerdict(obs, h, now, noTraffic);
   const next = recordVerdict(history, verdict, h, now);
   const s = statusOf(next, h, now);
   const reasons: RegionReasonCode[] = [REASON[s.status]];
@@ -136,6 +156,8 @@ function describeRegion(r: RegionHealth, h: FailoverHealthPolicy): string {
       return `${r.region} has failed: ${window}, at least ${h.failPeriods}${why}.`;
     case 'unknown':
       return `${r.region} is unknown: missing data is never read as a failure${why}.`;
+    case 'idle':
+      return `${r.region} is idle: it has no traffic, so ${r.missing.join(' and ')} cannot be measured; its other signals are fresh and within.`;
     case 'degraded':
       return `${r.region} is degraded: ${window}, fewer than ${h.failPeriods}${why}.`;
     case 'healthy':
@@ -143,4 +165,20 @@ function describeRegion(r: RegionHealth, h: FailoverHealthPolicy): string {
         ? `${r.region} is healthy and has recovered: ${r.okStreak} healthy periods in a row.`
         : `${r.region} is healthy: ${r.okStreak} of ${h.recoverPeriods} healthy periods in a row needed to count as recovered.`;
   }
+}
+
+/**
+ * The region serves nothing: it has no ready instance (capacity read, ready 0), or a fresh error
+ * rate of 100 % (every request it was sent failed). Missing readings never say so: a region we
+ * cannot see may still serve, and is stepped off with checks as usual.
+ */
+export function servesNothing(
+  obs: RegionObservation | undefined,
+  h: FailoverHealthPolicy,
+  now: number,
+): boolean {
+  const errors = obs?.errorRatePercent;
+  return (
+    obs?.capacity?.ready === 0 || (fresh(errors, now, h.staleAfterSeconds * 1000) && errors.value >= 100)
+  );
 }

@@ -49,6 +49,14 @@ const CLAUSES: Record<FailoverReasonCode, Clause> = {
   StandbyCapacityUnavailable: (c, s) =>
     `the standby cannot get capacity (${readiness(c, s)}) within ${c.group.shift.prescaleTimeoutMinutes} min: the shift is stopped and traffic stays where it can be served`,
   StandbyCapacityRecovered: () => 'capacity arrived after the prescale timeout',
+  PrescaleResized: (c, s) =>
+    `${s.source}'s demand grew while no traffic had moved, so the prescale grows: ${readinessTargets(c, s)}`,
+  ReceiverIdle: () =>
+    'the receiving region had no traffic to be judged by (idle, its other signals within), so this step is its health check',
+  SourceServesNothing: (_c, s) =>
+    `${s.direction === 'failback' ? 'the regions traffic leaves serve' : `${s.source} serves`} nothing (no ready instance or every request failing), so the move skips its checks and goes to the largest step the ready capacity serves`,
+  ShiftAwaitingCapacity: (c, s) =>
+    `holding at ${fmtWeights(s.weights)}: the check passed, but the receiving regions' ready capacity does not serve the next step yet (${readiness(c, s)})`,
   ShiftStep: (c, s) => `step ${s.step + 1} of ${c.group.shift.stepsPercent.length}: ${fmtWeights(s.weights)}`,
   ShiftCheckHolding: (c, s) =>
     `holding at ${fmtWeights(s.weights)} until the receiving regions have been healthy for ${c.group.shift.checkMinutes} min`,

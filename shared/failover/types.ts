@@ -11,7 +11,12 @@ import type { Reading } from '../engine/types.ts';
 
 export type Weights = Record<string, number>;
 
-/** One region's readings this period; any may be absent (its period is then unknown, never breaching). */
+/**
+ * One region's readings this period; any may be absent (its period is then unknown, never
+ * breaching). errorRatePercent and p95LatencyMs come from the region's own requests: a region the
+ * weights send nothing has none to publish (SageMaker writes no Invocations datapoint for an idle
+ * endpoint), so missing there, with every other signal fresh and within, is `idle` (./health.ts).
+ */
 export interface RegionObservation {
   /** 5xx responses as a percent of requests. */
   errorRatePercent?: Reading;
@@ -30,15 +35,20 @@ export interface FailoverObservation {
   regions: Record<string, RegionObservation>;
 }
 
-export const PERIOD_VERDICTS = ['ok', 'breach', 'unknown'] as const;
+/**
+ * 'idle': the region had no traffic share (weight 0) and only its traffic signals (error rate,
+ * p95) were missing, every other signal fresh and within: nothing to measure, nothing wrong seen.
+ */
+export const PERIOD_VERDICTS = ['ok', 'breach', 'unknown', 'idle'] as const;
 export type PeriodVerdict = (typeof PERIOD_VERDICTS)[number];
-export type HealthStatus = 'healthy' | 'degraded' | 'failed' | 'unknown';
+export type HealthStatus = 'healthy' | 'idle' | 'degraded' | 'failed' | 'unknown';
 
 export const REGION_REASON_CODES = [
   'RegionHealthy',
   'RegionDegraded',
   'RegionFailed',
   'RegionUnknown',
+  'RegionIdle',
   'RegionRecovered',
 ] as const;
 export type RegionReasonCode = (typeof REGION_REASON_CODES)[number];
@@ -76,6 +86,10 @@ export const FAILOVER_REASON_CODES = [
   'DemandUnknown',
   'PrescaleClampedToMax',
   'PrescaleWaiting',
+  'PrescaleResized',
+  'ReceiverIdle',
+  'SourceServesNothing',
+  'ShiftAwaitingCapacity',
   'StandbyCapacityUnavailable',
   'StandbyCapacityRecovered',
   'ShiftStep',

@@ -16,7 +16,9 @@ import { STRATEGY_NAMES, type StrategyName } from '#shared/backtest/failover/str
 import { runBacktest } from '#shared/backtest/run.ts';
 import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
+import { FailoverHealthSchema, FailoverShiftSchema } from '#shared/policy/failover-schema.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import type { PolicyFile } from '#shared/policy/schema.ts';
 
 const EAST = 'us-east-1';
 const WEST = 'us-west-2';
@@ -87,17 +89,42 @@ describe('routing', () => {
     expect(sims['route-only'].marks[1]!.minute).toBeGreaterThan(END);
   });
 
-  it('the planner moves traffic in its steps (10, 50, 100 %) and only after detecting the failure', () => {
+  it('the planner moves traffic only after detecting the failure, and off a primary that serves nothing by the largest step the standby serves, with no check between', () => {
     const marks = sims['warm-standby'].marks.filter((m) => m.minute >= START && m.minute < END);
-    expect(marks.map((m) => m.reasons[0])).toEqual([
-      'FailoverStarted',
-      'ShiftStep',
-      'ShiftStep',
-      'FailedOver',
+    expect(marks.map((m) => m.reasons)).toEqual([
+      ['FailoverStarted'],
+      ['ShiftStep', 'SourceServesNothing'],
+      ['FailedOver', 'SourceServesNothing'],
     ]);
-    expect(marks.map((m) => m.weights[WEST])).toEqual([0, 10, 50, 100]);
+    // 50 % when the first prescaled instances are ready; 100 % when the re-sized rest are.
+    expect(marks.map((m) => m.weights[WEST])).toEqual([0, 50, 100]);
     // The minute's datapoint arrives 2 minutes later, then 3 of 5 periods must breach.
     expect(marks[0]!.minute).toBe(START + 4);
+  });
+});
+
+describe('a p95 threshold in the health settings (examples/failover.yaml sets 4000 ms)', () => {
+  // The backtest reads health settings from a group of the file that has the target.
+  const withLatency = {
+    ...parsed.policy,
+    failover: {
+      groups: [
+        {
+          id: 'chat',
+          members: [{ targetId: target.id, role: 'primary' }],
+          health: FailoverHealthSchema.parse({ p95LatencyMs: 4000 }),
+          shift: FailoverShiftSchema.parse({}),
+        },
+      ],
+    },
+  } as unknown as PolicyFile;
+  const pilot = simulateStrategy('pilot-light', { ...input, policy: withLatency });
+
+  it('pilot light fails over: a standby with no instance has no p95 to read, so it is idle, not unknown', () => {
+    const marks = pilot.marks.filter((m) => m.minute >= START && m.minute < END);
+    expect(marks[0]?.reasons[0]).toBe('FailoverStarted');
+    expect(marks.at(-1)?.reasons[0]).toBe('FailedOver');
+    expect(pilot.weights[EAST]![END - 1]).toBe(0);
   });
 });
 

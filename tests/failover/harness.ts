@@ -98,14 +98,19 @@ export function activeActive(group: Json = {}): ResolvedGroup {
   return resolveFailoverGroups(policy)[0]!;
 }
 
-export type Look = 'ok' | 'breach' | 'missing';
+export type Look = 'ok' | 'breach' | 'down' | 'idle' | 'missing';
 
-/** A region's readings this minute: all fresh and within ('ok'), errors at 30 % ('breach'), or none. */
+/**
+ * A region's readings this minute: all fresh and within ('ok'), errors at 30 % ('breach') or
+ * 100 % ('down': every request fails), no traffic signals but a fresh heartbeat and capacity-error
+ * count ('idle': what an endpoint with no traffic publishes), or none at all ('missing').
+ */
 export function region(look: Look, now: number, extra: RegionObservation = {}): RegionObservation {
   if (look === 'missing') return { ...extra };
   const r = (value: number) => ({ value, timestamp: now - 30_000 });
+  const errors = { ok: 0.2, breach: 30, down: 100 } as const;
   return {
-    errorRatePercent: r(look === 'breach' ? 30 : 0.2),
+    ...(look === 'idle' ? {} : { errorRatePercent: r(errors[look]) }),
     capacityErrors: r(0),
     heartbeat: { lastBeatAt: now - 20_000, readAt: now - 5_000 },
     ...extra,

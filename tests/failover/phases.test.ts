@@ -99,11 +99,12 @@ describe('a regression mid-shift rolls back one step', () => {
 });
 
 describe('a standby that cannot get capacity', () => {
+  // No instance at all: not even the 10 % step (1 of 10 instances) can be served.
   const { results } = run(
     primaryStandby(),
     (m) => ({
       looks: { [EAST]: 'breach', [WEST]: 'ok' },
-      ready: { [WEST]: m >= 25 ? 10 : 2 },
+      ready: { [WEST]: m >= 25 ? 10 : 0 },
       demand: { [EAST]: 10 },
     }),
     30,

@@ -1,7 +1,9 @@
 /**
  * Invariants of stepFailover() over health combinations and phases: traffic always has somewhere
  * to go (weights are whole percents summing to 100; a routing-controls action always turns one
- * on), a failover never starts while no region is healthy, and never within the dwell of the last.
+ * on), a failover never starts while no region is healthy or idle, never within the dwell of the
+ * last, traffic moves onto a region only when it is healthy or idle, and only a region with no
+ * traffic share is ever idle (missing data never counts as failed, nor as idle with a share).
  * fast-check over random timelines (10,000 runs on CI, 500 locally), and exhaustive enumeration
  * of every 3-minute continuation from a state in each phase.
  */
@@ -9,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResolvedGroup } from '#shared/failover/group.ts';
 import { stepFailover } from '#shared/failover/plan.ts';
-import type { FailoverState, FailoverStepResult, Phase } from '#shared/failover/types.ts';
+import type { FailoverState, FailoverStepResult, Phase, Weights } from '#shared/failover/types.ts';
 import {
   activeActive,
   at,
@@ -50,7 +52,7 @@ const GROUPS: { name: string; group: ResolvedGroup; regions: string[] }[] = [
 ];
 
 /** Checks every invariant on one step; `starts` collects failover start times across the timeline. */
-function checkStep(group: ResolvedGroup, r: FailoverStepResult, starts: number[]): void {
+function checkStep(group: ResolvedGroup, r: FailoverStepResult, starts: number[], prev: Weights): void {
   const weights = Object.values(r.state.weights);
   expect(weights.reduce((s, w) => s + w, 0)).toBe(100);
   expect(weights.every((w) => Number.isInteger(w) && w >= 0)).toBe(true);
@@ -60,20 +62,26 @@ function checkStep(group: ResolvedGroup, r: FailoverStepResult, starts: number[]
     if (a.kind !== 'prescale' && a.kind !== 'alarm')
       expect(Object.values(a.weights).reduce((s, w) => s + w, 0)).toBe(100);
   }
+  const health = Object.values(r.decision.health);
+  const eligible = (s: string | undefined) => s === 'healthy' || s === 'idle';
+  for (const h of health) if (h.status === 'idle') expect(prev[h.region] ?? 0).toBe(0);
   if (r.decision.reasons[0] === 'FailoverStarted') {
-    expect(Object.values(r.decision.health).some((h) => h.status === 'healthy')).toBe(true);
+    expect(health.some((h) => eligible(h.status))).toBe(true);
     const last = starts.at(-1);
     if (last !== undefined)
       expect(r.decision.at - last).toBeGreaterThanOrEqual(group.shift.dwellMinutes * 60_000);
     starts.push(r.decision.at);
   }
-  // Traffic moves further off a region only toward a healthy one.
-  if (r.decision.reasons[0] === 'ShiftStep') {
-    expect(Object.values(r.decision.health).some((h) => h.status === 'healthy')).toBe(true);
+  // Traffic moves further off a region only toward a healthy or idle one, and only in a step.
+  for (const [region, w] of Object.entries(r.state.weights)) {
+    if (w <= (prev[region] ?? 0)) continue;
+    expect(['ShiftStep', 'FailedOver', 'FailedBack', 'ShiftRolledBack']).toContain(r.decision.reasons[0]);
+    if (r.decision.reasons[0] !== 'ShiftRolledBack')
+      expect(eligible(r.decision.health[region]?.status)).toBe(true);
   }
 }
 
-const lookArb = fc.constantFrom<Look>('ok', 'ok', 'breach', 'missing');
+const lookArb = fc.constantFrom<Look>('ok', 'ok', 'breach', 'down', 'idle', 'missing');
 
 describe('random timelines (fast-check)', () => {
   it.each(GROUPS)('$name: every invariant holds at every step', ({ group, regions }) => {
@@ -100,8 +108,10 @@ describe('random timelines (fast-check)', () => {
             },
             minutes.length,
           );
+          let prev: Weights = Object.fromEntries(group.members.map((m) => [m.region, m.baseWeight]));
           for (const r of results) {
-            checkStep(group, r, starts);
+            checkStep(group, r, starts, prev);
+            prev = r.state.weights;
             state = r.state;
           }
           expect(state).toBeDefined();
@@ -156,9 +166,10 @@ describe('every 3-minute continuation from each phase (exhaustive)', () => {
                   now,
                 );
                 const r = stepFailover(state, obs, group, now);
-                checkStep(group, r, begun);
+                checkStep(group, r, begun, state.weights);
+                // 'missing' has no heartbeat either, so it is never idle: no failover without an 'ok'.
                 if (east !== 'ok' && west !== 'ok' && r.decision.reasons[0] === 'FailoverStarted')
-                  throw new Error('failover with no healthy region');
+                  throw new Error('failover with no healthy or idle region');
                 state = r.state;
                 steps++;
               });
