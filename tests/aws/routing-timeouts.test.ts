@@ -44,10 +44,14 @@ const calls = () => ({
       type: 'A',
     }),
   arc: () =>
-    arcRoutingControls(arcClusterClients(options()), [
-      { url: endpoint, region: 'us-east-1' },
-      { url: endpoint, region: 'us-west-2' },
-    ]).states([CONTROL]),
+    arcRoutingControls(
+      arcClusterClients(options()),
+      [
+        { url: endpoint, region: 'us-east-1' },
+        { url: endpoint, region: 'us-west-2' },
+      ],
+      { random: () => 0 },
+    ).states([CONTROL]), // start at the first endpoint: a fixed order to assert
   accelerator: () => globalAcceleratorDials(globalAcceleratorClient(options())).dials([GROUP]),
 });
 
