@@ -5,9 +5,10 @@
  * CloudWatch read of the failover health evaluation (shared/control/failover-observe.ts).
  */
 import * as z from 'zod';
-import { autoScalingAdapter } from '../../shared/aws/autoscaling.ts';
 import type { ClientOptions, Clients } from '../../shared/aws/clients.ts';
 import { cloudWatchMetrics } from '../../shared/aws/cloudwatch.ts';
+// DescribeAutoScalingGroups and SetDesiredCapacity, no policy reads or suspension (grant check).
+import { groupCapacityAdapter as autoScalingAdapter } from '../../shared/aws/group-capacity-writes.ts';
 import { globalAcceleratorClient, globalAcceleratorDials } from '../../shared/aws/routing-accelerator.ts';
 import { arcClusterClients, arcRoutingControls } from '../../shared/aws/routing-arc.ts';
 import { route53Client, route53WeightedRecords } from '../../shared/aws/routing-route53.ts';

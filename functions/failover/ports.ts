@@ -1,6 +1,5 @@
 /** Every adapter the failover health evaluation uses, built from one set of SDK clients. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { autoScalingAdapter, type GroupsPort } from '../../shared/aws/autoscaling.ts';
 import type { Clients } from '../../shared/aws/clients.ts';
 import { cloudWatchMetrics, type MetricsPort } from '../../shared/aws/cloudwatch.ts';
 import {
@@ -11,6 +10,11 @@ import {
   failoverExecutions,
   type HeartbeatPort,
 } from '../../shared/aws/failover-store.ts';
+// Reads only (DescribeAutoScalingGroups): the module's names kept here, the split is the grant check's.
+import {
+  groupReads as autoScalingAdapter,
+  type GroupReadsPort as GroupsPort,
+} from '../../shared/aws/group-capacity.ts';
 import { type SageMakerPort, sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
 import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
 

@@ -1,10 +1,11 @@
 /**
- * The two Lambda bundles, built exactly as `sam build` does from template.yaml's BuildProperties:
+ * Every esbuild function's bundle (each AWS::Serverless::Function with BuildMethod esbuild), built exactly as `sam build` does from template.yaml's BuildProperties:
  * each under the 1 MB budget, importable in a fresh Node with the network shut (no module may
  * connect, resolve or fetch at import), exporting the handler Lambda calls; the forecast bundle
  * carries no client it never uses. Sizes are deterministic for the locked dependencies; import
  * times are printed by `npm run bench` (bench/bundle.bench.ts), never asserted here.
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BUNDLE_BUDGET_BYTES,
@@ -17,26 +18,35 @@ import {
   functionEnvironment,
   ownerOf,
 } from '#shared/deploy/bundle.ts';
-import { template } from './load.ts';
+import { type Loose, template } from './load.ts';
 
 const builds = functionBuilds(template, process.cwd());
 const bundles = new Map<string, Bundle>();
+/** The template's esbuild functions, read from the template itself, not listed here. */
+const esbuildFunctions = Object.entries(template.Resources as Loose)
+  .filter(([, r]) => r.Type === 'AWS::Serverless::Function' && r.Metadata?.BuildMethod === 'esbuild')
+  .map(([id]) => id);
 
 beforeAll(async () => {
   for (const b of builds) bundles.set(b.id, await bundle(b));
 }, 60_000);
 
 describe('the function bundles', () => {
-  it('are the two esbuild functions of the template, each from its one entry point', () => {
-    expect(builds.map((b) => [b.id, b.entry, b.outFile])).toEqual([
-      ['EvaluateFunction', 'functions/evaluate/handler.ts', 'handler.mjs'],
-      ['ForecastFunction', 'functions/forecast/handler.ts', 'handler.mjs'],
-    ]);
+  it('are every esbuild function of the template, each from its one entry point', () => {
+    expect(builds.map((b) => b.id)).toEqual(esbuildFunctions);
+    expect(builds.map((b) => [b.id, b.entry, b.outFile])).toEqual(
+      expect.arrayContaining([
+        ['EvaluateFunction', 'functions/evaluate/handler.ts', 'handler.mjs'],
+        ['ForecastFunction', 'functions/forecast/handler.ts', 'handler.mjs'],
+        ['FailoverFunction', 'functions/failover/handler.ts', 'handler.mjs'],
+        ['FailoverActFunction', 'functions/failover/act-handler.ts', 'act-handler.mjs'],
+      ]),
+    );
     for (const b of builds)
       expect(b.options).toMatchObject({ format: 'esm', minify: true, target: 'es2024' });
   });
 
-  it.each(['EvaluateFunction', 'ForecastFunction'])('%s is under 1 MB', (id) => {
+  it.each(esbuildFunctions)('%s is under 1 MB', (id) => {
     const b = bundles.get(id) as Bundle;
     const top = b.largest
       .slice(0, 5)
@@ -62,7 +72,25 @@ describe('the function bundles', () => {
     );
   });
 
-  it.each(['EvaluateFunction', 'ForecastFunction'])(
+  it('the failover health evaluation bundle carries no routing client: only the act function moves traffic', () => {
+    const names = (id: string) => (bundles.get(id) as Bundle).largest.map((x) => x.name);
+    const routing = [
+      '@aws-sdk/client-route-53',
+      '@aws-sdk/client-route53-recovery-cluster',
+      '@aws-sdk/client-global-accelerator',
+    ];
+    for (const pkg of routing) expect(names('FailoverFunction')).not.toContain(pkg);
+    expect(names('FailoverActFunction')).toEqual(expect.arrayContaining(routing));
+  });
+
+  it.each(builds.map((b) => ({ id: b.id, entry: b.entry })))(
+    "$id ($entry) takes Lambda's credentials from the environment: the other providers are External, left out of the bundle",
+    ({ entry }) => {
+      expect(readFileSync(entry, 'utf8')).toMatch(/credentials: fromEnv\(\)/);
+    },
+  );
+
+  it.each(esbuildFunctions)(
     '%s imports with the network shut and exports its handler',
     async (id) => {
       const b = bundles.get(id) as Bundle;

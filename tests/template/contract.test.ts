@@ -8,11 +8,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseActConfig } from '#functions/failover/act-ports.ts';
+import { parseFailoverConfig } from '#functions/failover/config.ts';
 import { parseForecastConfig } from '#functions/forecast/config.ts';
 import { parseConfig } from '#shared/control/config.ts';
 import { parseEvent } from '#shared/control/events.ts';
 import { scaleTargetInput } from '#shared/control/records.ts';
-import { ALARM_PREFIX, screenOrigin } from '#shared/control/routing.ts';
+import { ALARM_PREFIX, screenOrigin, screenTick } from '#shared/control/routing.ts';
+import { placeholders } from '#shared/deploy/asl.ts';
 import { matchesPattern } from '#shared/deploy/event-pattern.ts';
 import { policyOrThrow, validatePolicy } from '#shared/policy/load.ts';
 import { endpoint, fakeAws, run, Script, writtenItem } from '../statemachines/harness.ts';
@@ -307,6 +310,167 @@ describe('the scale-target state machine', () => {
   });
 });
 
+describe('region failover (FailoverRegionRole)', () => {
+  const FAILOVER_RESOURCES = [
+    'FailoverLogGroup',
+    'FailoverFunctionRole',
+    'FailoverFunction',
+    'FailoverSchedule',
+    'FailoverActLogGroup',
+    'FailoverActFunctionRole',
+    'FailoverActFunction',
+    'FailoverStateMachineLogGroup',
+    'FailoverStateMachineRole',
+    'FailoverStateMachine',
+    'StandbyCapacityUnavailableAlarm',
+    'FailoverFailuresAlarm',
+    'FailoverErrorsAlarm',
+  ];
+  const standby = resolved(template, { FailoverRegionRole: 'standby' });
+  const primary = resolved(template, {});
+  const invokes = (t: Loose) =>
+    (t.Resources.SchedulerRole.Properties.Policies[0].PolicyDocument.Statement as Loose[])
+      .filter((s) => s.Action === 'lambda:InvokeFunction')
+      .map((s) => s.Resource['Fn::GetAtt'][0]);
+
+  it('creates no failover resource with the default parameters: a primary stack is the stack it was', () => {
+    expect(parameters.FailoverRegionRole).toMatchObject({
+      Default: 'primary',
+      AllowedValues: ['primary', 'standby'],
+    });
+    expect(
+      Object.keys(primary.Resources).filter((id) => id.includes('Failover') || id.includes('Standby')),
+    ).toEqual([]);
+    expect(invokes(primary)).toEqual(['EvaluateFunction', 'ForecastFunction']);
+    for (const [name, output] of Object.entries(template.Outputs as Loose))
+      if (name.startsWith('Failover')) expect(output.Condition, name).toBe('IsFailoverStandby');
+    expect(primary.Resources.StateTable.Properties.TableName).toBeUndefined();
+  });
+
+  it('creates every failover resource in a standby stack, and lets the scheduler invoke the failover function', () => {
+    for (const id of FAILOVER_RESOURCES) expect(resource(id).Condition, id).toBe('IsFailoverStandby');
+    expect(Object.keys(standby.Resources)).toEqual(expect.arrayContaining(FAILOVER_RESOURCES));
+    expect(invokes(standby)).toEqual(['EvaluateFunction', 'ForecastFunction', 'FailoverFunction']);
+  });
+
+  it('names the state table only when StateTableName is given, the name the standby reads heartbeats by', () => {
+    const named = resolved(template, { StateTableName: 'governor-state', FailoverRegionRole: 'standby' });
+    expect(named.Resources.StateTable.Properties.TableName).toBe('governor-state');
+    expect(parameters.FailoverPeerStateTableName.Default).toBe('governor-state');
+  });
+
+  it.each([
+    { parameter: 'FailoverHostedZoneId', value: 'Z0123456789ABC', sid: 'SetWeightedRecords' },
+    {
+      parameter: 'FailoverRoutingControlArns',
+      value: 'arn:aws:route53-recovery-control::123456789012:controlpanel/a1/routingcontrol/b2',
+      sid: 'SetRoutingControls',
+    },
+    {
+      parameter: 'FailoverEndpointGroupArns',
+      value: 'arn:aws:globalaccelerator::123456789012:accelerator/a-1/listener/b2/endpoint-group/c3',
+      sid: 'SetTrafficDials',
+    },
+  ])(
+    'grants the act function its routing writes only when $parameter is given',
+    ({ parameter, value, sid }) => {
+      const sids = (t: Loose) =>
+        (t.Resources.FailoverActFunctionRole.Properties.Policies[0].PolicyDocument.Statement as Loose[]).map(
+          (s) => s.Sid,
+        );
+      expect(sids(standby)).not.toContain(sid);
+      expect(sids(resolved(template, { FailoverRegionRole: 'standby', [parameter]: value }))).toContain(sid);
+    },
+  );
+
+  it('ticks the failover function every minute with an event its own parser takes as a fresh tick from its account and region', () => {
+    const schedule = props('FailoverSchedule') as Loose;
+    expect(schedule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(schedule.Target).toMatchObject({
+      Arn: { 'Fn::GetAtt': ['FailoverFunction', 'Arn'] },
+      RoleArn: { 'Fn::GetAtt': ['SchedulerRole', 'Arn'] },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } },
+    });
+    const event = parseEvent(scheduledInput(schedule, 'f1', '2025-06-09T12:01:00Z'));
+    expect(event).toEqual({
+      kind: 'tick',
+      id: 'f1',
+      time: Date.parse('2025-06-09T12:01:00Z'),
+      source: 'aws.scheduler',
+      ...HOME,
+    });
+    expect(screenOrigin(event, HOME)).toBeNull();
+    const maxAgeSeconds = Number(
+      (props('FailoverFunction') as Loose).Environment.Variables.MAX_TICK_AGE_SECONDS,
+    );
+    expect(screenTick(event, event.time + 30_000, { maxAgeSeconds, futureSeconds: 60 })).toBeNull();
+    expect(schedule.Target.RetryPolicy.MaximumEventAgeInSeconds).toBeLessThanOrEqual(maxAgeSeconds);
+  });
+
+  it.each([
+    { id: 'FailoverFunction', parse: parseFailoverConfig },
+    { id: 'FailoverActFunction', parse: parseActConfig },
+  ])('gives $id every variable its config schema reads, and the schema accepts them', ({ id, parse }) => {
+    const variables = (props(id) as Loose).Environment.Variables as Loose;
+    const given = Object.fromEntries(
+      Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-${k}`]),
+    );
+    expect(() =>
+      parse({ ...given, GOVERNOR_MODE: 'shadow', FAILOVER_REGION_ROLE: 'standby', AWS_REGION: 'eu-west-1' }),
+    ).not.toThrow();
+    expect(variables).toMatchObject({
+      POLICY_PARAMETER_NAME: env.POLICY_PARAMETER_NAME,
+      KILL_SWITCH_PARAMETER_NAME: env.KILL_SWITCH_PARAMETER_NAME,
+    });
+  });
+
+  it('starts the failover state machine the function is told of, in the same mode as the evaluate function', () => {
+    const variables = (props('FailoverFunction') as Loose).Environment.Variables as Loose;
+    expect(variables).toMatchObject({
+      FAILOVER_STATE_MACHINE_ARN: { Ref: 'FailoverStateMachine' },
+      STATE_TABLE_NAME: env.STATE_TABLE_NAME,
+      PEER_STATE_TABLE_NAME: { Ref: 'FailoverPeerStateTableName' },
+      GOVERNOR_MODE: env.GOVERNOR_MODE,
+    });
+  });
+
+  it('alarms on a standby that cannot get its capacity, on failed failover executions and on a failing health evaluation', () => {
+    expect(props('StandbyCapacityUnavailableAlarm')).toMatchObject({
+      Metrics: [{ Expression: 'SELECT SUM(StandbyCapacityUnavailable) FROM Governor' }],
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+    expect(readFileSync('statemachines/failover.asl.json', 'utf8')).toContain('StandbyCapacityUnavailable');
+    const failures = JSON.stringify(props('FailoverFailuresAlarm'));
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted'])
+      expect(failures).toContain(metric);
+    expect(failures).toContain('{"Ref":"FailoverStateMachine"}');
+    expect(props('FailoverErrorsAlarm')).toMatchObject({
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'FailoverFunction' } }],
+    });
+  });
+});
+
+describe('state machine definitions', () => {
+  it.each(['ScaleTargetStateMachine', 'FailoverStateMachine'])(
+    "%s's DefinitionSubstitutions fill every placeholder of its ASL, and the ASL names no ARN of the stack",
+    (id) => {
+      const machine = props(id) as Loose;
+      const text = readFileSync(machine.DefinitionUri, 'utf8');
+      expect(Object.keys(machine.DefinitionSubstitutions).sort()).toEqual([...placeholders(text)].sort());
+      expect(text).not.toMatch(/arn:aws:(lambda|dynamodb|ssm|states):[a-z0-9-]+:\d{12}/);
+    },
+  );
+
+  it('invokes the act function by the name CloudFormation gives it', () => {
+    expect((props('FailoverStateMachine') as Loose).DefinitionSubstitutions).toMatchObject({
+      FailoverActFunctionName: { Ref: 'FailoverActFunction' },
+      StateTableName: env.STATE_TABLE_NAME,
+      KillSwitchParameterName: env.KILL_SWITCH_PARAMETER_NAME,
+      MetricNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
+    });
+  });
+});
+
 describe('operations', () => {
   it.each([
     'EvaluateFunctionName',
@@ -319,12 +483,16 @@ describe('operations', () => {
     expect(Object.keys(template.Outputs as Loose)).toContain(name);
   });
 
-  it.each(['EvaluateLogGroup', 'ForecastLogGroup', 'ScaleTargetLogGroup'])(
-    '%s keeps logs for LogRetentionDays',
-    (id) => {
-      expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
-    },
-  );
+  it.each([
+    'EvaluateLogGroup',
+    'ForecastLogGroup',
+    'ScaleTargetLogGroup',
+    'FailoverLogGroup',
+    'FailoverActLogGroup',
+    'FailoverStateMachineLogGroup',
+  ])('%s keeps logs for LogRetentionDays', (id) => {
+    expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
+  });
 
   it('draws a dashboard whose body is valid JSON once CloudFormation substitutes it', () => {
     const body = String((props('Dashboard').DashboardBody as Loose)['Fn::Sub']).replace(/\$\{[^}]+\}/g, 'x');

@@ -14,13 +14,71 @@ const found = callers(template, root);
 const callsOf = (id: string) => [...(found.find((c) => c.id === id)?.calls.keys() ?? [])].sort();
 
 describe('calls and grants in template.yaml', () => {
-  it('finds the evaluate and forecast functions and the scale-target state machine with their roles', () => {
+  it('finds every function and state machine of the template with its role, the failover ones included', () => {
     expect(found.map((c) => `${c.id} as ${c.principal}`).sort()).toEqual([
       'EvaluateFunction as EvaluateFunctionRole',
+      'FailoverActFunction as FailoverActFunctionRole',
+      'FailoverFunction as FailoverFunctionRole',
+      'FailoverStateMachine as FailoverStateMachineRole',
       'ForecastFunction as ForecastFunctionRole',
       'ScaleTargetStateMachine as ScaleTargetStateMachineRole',
     ]);
   });
+
+  it('sees the failover health evaluation read health, capacity, heartbeats and the policy, keep its records and start the failover state machine: no write to any target', () => {
+    expect(callsOf('FailoverFunction')).toEqual([
+      'autoscaling:describeautoscalinggroups',
+      'cloudwatch:getmetricdata',
+      'dynamodb:getitem',
+      'dynamodb:putitem',
+      'sagemaker:describeendpoint',
+      'sagemaker:describeinferencecomponent',
+      'ssm:getparameter',
+      'ssm:getparametersbypath',
+      'states:startexecution',
+    ]);
+  });
+
+  it('sees the act function read and raise capacity, move traffic through the three routing adapters and read health, the policy and the kill switch', () => {
+    expect(callsOf('FailoverActFunction')).toEqual([
+      'autoscaling:describeautoscalinggroups',
+      'autoscaling:setdesiredcapacity',
+      'cloudwatch:getmetricdata',
+      'globalaccelerator:describeendpointgroup',
+      'globalaccelerator:updateendpointgroup',
+      'route53-recovery-cluster:getroutingcontrolstate',
+      'route53-recovery-cluster:updateroutingcontrolstates',
+      'route53:changeresourcerecordsets',
+      'route53:getchange',
+      'route53:listresourcerecordsets',
+      'sagemaker:describeendpoint',
+      'sagemaker:describeinferencecomponent',
+      'sagemaker:updateendpointweightsandcapacities',
+      'sagemaker:updateinferencecomponentruntimeconfig',
+      'ssm:getparameter',
+      'ssm:getparametersbypath',
+    ]);
+  });
+
+  it('sees the failover state machine invoke the act function, read the kill switch, record its phases and count capacity halts, nothing more', () => {
+    expect(callsOf('FailoverStateMachine')).toEqual([
+      'cloudwatch:putmetricdata',
+      'dynamodb:putitem',
+      'lambda:invokefunction',
+      'ssm:getparameters',
+    ]);
+  });
+
+  it.each(['FailoverFunction', 'FailoverActFunction', 'ForecastFunction'])(
+    'keeps the evaluator-only group calls (DescribePolicies, SuspendProcesses) out of %s: it never imports shared/aws/autoscaling.ts',
+    (id) => {
+      expect(
+        callsOf(id).filter((a) =>
+          ['autoscaling:describepolicies', 'autoscaling:suspendprocesses'].includes(a),
+        ),
+      ).toEqual([]);
+    },
+  );
 
   it('sees the forecast function read history, the floor and the policy, and write floors, scheduled actions and warm pools', () => {
     expect(callsOf('ForecastFunction')).toEqual([
@@ -187,6 +245,29 @@ describe('each grant rule catches what it names', () => {
       },
       expected:
         'ForecastFunction: ssm:getparametersbypath is called (shared/aws/ssm.ts GetParametersByPathCommand) but not granted',
+    },
+    {
+      case: 'a capacity raise the act role lacks',
+      change: (t: Loose) => {
+        const list = statements(t, 'FailoverActFunctionRole');
+        list.splice(
+          list.findIndex((x) => x['Fn::If']?.[1]?.Sid === 'PrescaleManagedGroups'),
+          1,
+        );
+      },
+      expected:
+        'FailoverActFunction: autoscaling:setdesiredcapacity is called (shared/aws/group-capacity-writes.ts SetDesiredCapacityCommand) but not granted',
+    },
+    {
+      case: 'a capacity write granted to the failover health evaluation, which only reads',
+      change: (t: Loose) =>
+        statements(t, 'FailoverFunctionRole').push({
+          Effect: 'Allow',
+          Action: 'autoscaling:SetDesiredCapacity',
+          Resource: 'x',
+        }),
+      expected:
+        'FailoverFunction: autoscaling:setdesiredcapacity is granted to FailoverFunctionRole but nothing calls it',
     },
     {
       case: 'a grant nothing calls',

@@ -91,6 +91,11 @@ describe('the IAM statements of template.yaml', () => {
     { role: 'ScaleTargetStateMachineRole', type: 'endpoint-config', param: 'ManagedEndpointPrefix' },
     { role: 'ScaleTargetStateMachineRole', type: 'inference-component', param: 'ManagedEndpointPrefix' },
     { role: 'ForecastFunctionRole', type: 'autoScalingGroupName', param: 'ManagedAutoScalingGroupPrefix' },
+    { role: 'FailoverFunctionRole', type: 'endpoint', param: 'ManagedEndpointPrefix' },
+    { role: 'FailoverFunctionRole', type: 'inference-component', param: 'ManagedEndpointPrefix' },
+    { role: 'FailoverActFunctionRole', type: 'endpoint', param: 'ManagedEndpointPrefix' },
+    { role: 'FailoverActFunctionRole', type: 'inference-component', param: 'ManagedEndpointPrefix' },
+    { role: 'FailoverActFunctionRole', type: 'autoScalingGroupName', param: 'ManagedAutoScalingGroupPrefix' },
   ])('$role reaches $type only by the $param name prefix', ({ role, type, param }) => {
     const fragment = `${type}/\${${param}}*`;
     const statements = identityStatements(template).filter(
@@ -101,6 +106,68 @@ describe('the IAM statements of template.yaml', () => {
       const arns = s.resources.map((r) => JSON.stringify(r)).filter((r) => r.includes(`${type}/`));
       for (const arn of arns) expect(arn).toContain(fragment);
     }
+  });
+
+  it.each([
+    {
+      sid: 'SetWeightedRecords',
+      condition: 'HasHostedZone',
+      resource: { 'Fn::Sub': 'arn:${AWS::Partition}:route53:::hostedzone/${FailoverHostedZoneId}' },
+    },
+    {
+      sid: 'SetRoutingControls',
+      condition: 'HasRoutingControls',
+      resource: { Ref: 'FailoverRoutingControlArns' },
+    },
+    {
+      sid: 'SetTrafficDials',
+      condition: 'HasEndpointGroups',
+      resource: { Ref: 'FailoverEndpointGroupArns' },
+    },
+  ])(
+    'lets the act function move traffic ($sid) only on the resources its parameter names, and not at all without them',
+    ({ sid, condition, resource }) => {
+      const doc = (props('FailoverActFunctionRole').Policies as Loose[])[0]!.PolicyDocument;
+      const found = (doc.Statement as Loose[]).filter((s) => s['Fn::If']?.[1]?.Sid === sid);
+      expect(found).toHaveLength(1);
+      expect(found[0]!['Fn::If'][0]).toBe(condition);
+      expect(found[0]!['Fn::If'][1].Resource).toEqual(resource);
+      expect(found[0]!['Fn::If'][2]).toEqual({ Ref: 'AWS::NoValue' });
+      const pattern = String(
+        (template.Parameters as Loose)[resource.Ref ?? 'FailoverHostedZoneId'].AllowedPattern,
+      );
+      for (const wild of ['*', 'Z*', 'arn:aws:route53-recovery-control::123456789012:controlpanel/*'])
+        expect(new RegExp(pattern).test(wild), wild).toBe(false);
+    },
+  );
+
+  it('lets the failover state machine invoke the act function alone, and write only FAILOVER# items and Governor metrics', () => {
+    const statements = identityStatements(template).filter((s) => s.principal === 'FailoverStateMachineRole');
+    const withAction = (a: string) => statements.filter((s) => s.actions.includes(a));
+    expect(withAction('lambda:InvokeFunction').map((s) => s.resources)).toEqual([
+      [{ 'Fn::GetAtt': ['FailoverActFunction', 'Arn'] }],
+    ]);
+    expect(withAction('dynamodb:PutItem').map((s) => [s.resources, s.condition])).toEqual([
+      [
+        [{ 'Fn::GetAtt': ['StateTable', 'Arn'] }],
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FAILOVER#*'] } },
+      ],
+    ]);
+    expect(withAction('cloudwatch:PutMetricData').map((s) => s.condition)).toEqual([
+      { StringEquals: { 'cloudwatch:namespace': 'Governor' } },
+    ]);
+  });
+
+  it('lets the failover health evaluation write only FAILOVER# items of its own table, and read only TARGET# items of the member tables', () => {
+    const statements = identityStatements(template).filter((s) => s.principal === 'FailoverFunctionRole');
+    const dynamo = statements.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.map((s) => [s.actions, s.condition])).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['FAILOVER#*'] } },
+      ],
+      [['dynamodb:GetItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TARGET#*'] } }],
+    ]);
   });
 
   it('lets the state machine publish metrics only to the Governor namespace', () => {

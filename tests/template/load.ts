@@ -29,6 +29,7 @@ export function changed(change: (t: Loose) => void): JsonObject {
 /**
  * The template as CloudFormation would deploy it with `parameters` (defaults for the rest):
  * conditions evaluated, Fn::If chosen, Ref of a parameter and ${Param} in Fn::Sub filled in,
+ * Fn::Join of strings joined,
  * resources whose Condition is false left out. Other intrinsics (GetAtt, ${AWS::...}, Ref of a
  * resource) stay as they are. Enough for the template's own conditions, not a general engine.
  */
@@ -57,6 +58,14 @@ export function resolved(t: JsonObject, parameters: Record<string, string>): Loo
     if (node['Fn::If']) {
       const [name, yes, no] = node['Fn::If'];
       return walk(truth(name) ? yes : no);
+    }
+    if (Array.isArray(node['Fn::Join'])) {
+      // A CommaDelimitedList parameter's Ref resolves to its comma-separated text here.
+      const [separator, list] = node['Fn::Join'];
+      const items: unknown = walk(list);
+      const parts = typeof items === 'string' ? items.split(',') : items;
+      if (Array.isArray(parts) && parts.every((x) => typeof x === 'string'))
+        return parts.join(separator) as unknown as Loose;
     }
     if (typeof node['Fn::Sub'] === 'string') {
       return {

@@ -1,11 +1,26 @@
 /**
  * The Tracing parameter: Disabled by default (PassThrough, POWERTOOLS_TRACE_ENABLED=false, no
- * X-Ray grant), Active turns on X-Ray for both functions and the state machine, with the grants
- * the X-Ray daemon and Step Functions need.
+ * X-Ray grant), Active turns on X-Ray for every function and state machine of the template (the
+ * failover ones included), with the grants the X-Ray daemon and Step Functions need.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isObject, type Json, type JsonObject } from '#shared/deploy/cfn-yaml.ts';
-import { props, template } from './load.ts';
+import { type Loose, props, template } from './load.ts';
+
+const byType = (type: string) =>
+  Object.entries(template.Resources as Loose)
+    .filter(([, r]) => r.Type === type)
+    .map(([id]) => id);
+const functions = byType('AWS::Serverless::Function');
+const machines = byType('AWS::Serverless::StateMachine');
+/** The role each function or state machine runs as (Role: !GetAtt X.Arn). */
+const roleOf = (id: string) => String((props(id).Role as Loose)['Fn::GetAtt'][0]);
+/** Handlers that build the Powertools Tracer (shared/aws/tracing.ts) read POWERTOOLS_TRACE_ENABLED. */
+const readsTraceSwitch = (id: string) => {
+  const entry = (template.Resources as Loose)[id].Metadata.BuildProperties.EntryPoints[0];
+  return readFileSync(entry, 'utf8').includes('createTracing(');
+};
 
 /** The value with every Fn::If on TracingOn resolved (other conditions are left alone). */
 function resolve(value: Json, tracingOn: boolean): Json {
@@ -38,21 +53,26 @@ describe('the Tracing parameter', () => {
     });
   });
 
+  it('covers the failover functions and state machine', () => {
+    expect(functions).toEqual(expect.arrayContaining(['FailoverFunction', 'FailoverActFunction']));
+    expect(machines).toContain('FailoverStateMachine');
+  });
+
   it.each([
     [false, 'PassThrough', 'false', false],
     [true, 'Active', 'true', true],
   ])(
     'TracingOn=%s: functions %s, POWERTOOLS_TRACE_ENABLED=%s, state machine tracing %s',
     (on, mode, env, sfn) => {
-      for (const fn of ['EvaluateFunction', 'ForecastFunction']) {
+      for (const fn of functions) {
         const p = resolve(props(fn), on) as JsonObject;
         expect(p.Tracing, fn).toBe(mode);
-        expect(((p.Environment as JsonObject).Variables as JsonObject).POWERTOOLS_TRACE_ENABLED, fn).toBe(
-          env,
-        );
+        const variables = (p.Environment as JsonObject).Variables as JsonObject;
+        expect(variables.POWERTOOLS_TRACE_ENABLED, fn).toBe(readsTraceSwitch(fn) ? env : undefined);
       }
-      expect((resolve(props('ScaleTargetStateMachine'), on) as JsonObject).Tracing).toEqual({ Enabled: sfn });
-      for (const role of ['EvaluateFunctionRole', 'ForecastFunctionRole', 'ScaleTargetStateMachineRole']) {
+      for (const machine of machines)
+        expect((resolve(props(machine), on) as JsonObject).Tracing, machine).toEqual({ Enabled: sfn });
+      for (const role of [...functions, ...machines].map(roleOf)) {
         const granted = statements(role, on).flatMap((s) => s.Action as string[]);
         expect(granted, role).toEqual(
           on
