@@ -23,6 +23,7 @@ import { failoverInput } from '#shared/control/failover-input.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
+import { chatGroup } from './failover-group.ts';
 
 const ENV = {
   POLICY_PARAMETER_NAME: '/governor/policy',
@@ -55,24 +56,7 @@ const POLICY = {
     scaling: { minCapacity: 1, maxCapacity: 20 },
     signals: [{ metric: 'invocationsPerInstance', target: 100 }],
   })),
-  failover: {
-    groups: [
-      {
-        id: 'chat',
-        members: [
-          { targetId: 'chat-east', role: 'primary' },
-          { targetId: 'chat-west', role: 'standby', warmFloor: 1 },
-        ],
-        routing: {
-          kind: 'route53-weighted',
-          hostedZoneId: 'Z0123456789ABC',
-          recordName: 'chat.example.com',
-          setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'west' },
-        },
-        health: { failPeriods: 3, failWindowPeriods: 5 },
-      },
-    ],
-  },
+  failover: { groups: [chatGroup({ failPeriods: 3, failWindowPeriods: 5 })] },
 };
 const parsed = policyOrThrow(POLICY);
 const GROUP = resolveFailoverGroups(parsed)[0]!;

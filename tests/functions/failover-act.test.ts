@@ -37,6 +37,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { act, parseActEvent } from '#functions/failover/act.ts';
 import { awsActPorts, parseActConfig } from '#functions/failover/act-ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
+import { chatGroup } from './failover-group.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:30Z');
 const MINUTE = Date.parse('2025-06-02T12:00:00Z');
@@ -70,24 +71,7 @@ const POLICY = {
     scaling: { minCapacity: 1, maxCapacity: 20 },
     signals: [{ metric: 'invocationsPerInstance', target: 100 }],
   })),
-  failover: {
-    groups: [
-      {
-        id: 'chat',
-        members: [
-          { targetId: 'chat-east', role: 'primary' },
-          { targetId: 'chat-west', role: 'standby', warmFloor: 1 },
-        ],
-        routing: {
-          kind: 'route53-weighted',
-          hostedZoneId: 'Z0123456789ABC',
-          recordName: 'chat.example.com',
-          setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'west' },
-        },
-        health: { failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 },
-      },
-    ],
-  },
+  failover: { groups: [chatGroup({ failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 })] },
 };
 
 let killSwitch = 'off';

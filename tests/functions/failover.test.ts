@@ -26,6 +26,7 @@ import { createClients } from '#shared/aws/clients.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
+import { chatGroup } from './failover-group.ts';
 
 const TICK = JSON.parse(readFileSync('events/failover-tick.json', 'utf8'));
 const FOREIGN = JSON.parse(readFileSync('events/failover-foreign.json', 'utf8'));
@@ -42,24 +43,7 @@ const POLICY = {
     scaling: { minCapacity: 1, maxCapacity: 20 },
     signals: [{ metric: 'invocationsPerInstance', target: 100 }],
   })),
-  failover: {
-    groups: [
-      {
-        id: 'chat',
-        members: [
-          { targetId: 'chat-east', role: 'primary' },
-          { targetId: 'chat-west', role: 'standby', warmFloor: 1 },
-        ],
-        routing: {
-          kind: 'route53-weighted',
-          hostedZoneId: 'Z0123456789ABC',
-          recordName: 'chat.example.com',
-          setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'west' },
-        },
-        health: { failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 },
-      },
-    ],
-  },
+  failover: { groups: [chatGroup({ failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 })] },
 };
 const GROUP = resolveFailoverGroups(policyOrThrow(POLICY))[0]!;
 const YAML = JSON.stringify(POLICY); // YAML is a superset of JSON
