@@ -10,8 +10,12 @@ const name = (what: string) => z.string({ message: `is required: ${what}` }).min
 export const FailoverConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
   STATE_TABLE_NAME: name('the DynamoDB table for the FAILOVER# items and records'),
-  /** Where each region's evaluate function writes its target state items (the heartbeat). */
-  PEER_STATE_TABLE_NAME: name('the state table name of the stacks in the member regions'),
+  /**
+   * The other member regions' state table (the primary stack's StateTableName output), where
+   * their evaluate functions write the target state items read as heartbeats. This region's own
+   * heartbeat is read from STATE_TABLE_NAME.
+   */
+  PEER_STATE_TABLE_NAME: name("the primary stack's state table name (its StateTableName output)"),
   KILL_SWITCH_PARAMETER_NAME: name('the SSM parameter whose value "on" stops all actions'),
   FAILOVER_STATE_MACHINE_ARN: name('the failover state machine'),
   /** shadow (the default): decisions are recorded, no execution starts. */

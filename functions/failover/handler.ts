@@ -37,6 +37,7 @@ const run = createFailoverEvaluator({
     dynamoFor,
     config.STATE_TABLE_NAME,
     config.PEER_STATE_TABLE_NAME,
+    config.AWS_REGION,
   ),
   telemetry: {
     info: (m, a) => logger.info(m, a ?? {}),

@@ -33,6 +33,7 @@ export function awsFailoverPorts(
   dynamoFor: (region: string) => DynamoDBDocumentClient,
   tableName: string,
   peerTableName: string,
+  ownRegion: string,
 ): FailoverPorts {
   return {
     parameters: ssmParameters(clients.home.ssm),
@@ -40,7 +41,8 @@ export function awsFailoverPorts(
     sageMaker: sageMakerAdapter(clients.sageMaker),
     groups: autoScalingAdapter(clients.autoScaling),
     store: dynamoFailoverStore(clients.home.dynamo, tableName),
-    heartbeats: dynamoHeartbeats(dynamoFor, peerTableName),
+    // This region's heartbeat is in this stack's own table; the other members' in the peer's.
+    heartbeats: dynamoHeartbeats(dynamoFor, (region) => (region === ownRegion ? tableName : peerTableName)),
     executions: failoverExecutions(clients.home.sfn),
   };
 }

@@ -64,15 +64,19 @@ export interface HeartbeatPort {
   lastBeat(region: string, targetId: string): Promise<number | null>;
 }
 
+/**
+ * Heartbeats from each region's state table: `tableFor(region)` names it (the standby's own table
+ * for its own region, the primary stack's for the others).
+ */
 export function dynamoHeartbeats(
   clientFor: (region: string) => DynamoDBDocumentClient,
-  tableName: string,
+  tableFor: (region: string) => string,
 ): HeartbeatPort {
   return {
     async lastBeat(region, targetId) {
       const out = await clientFor(region).send(
         new GetCommand({
-          TableName: tableName,
+          TableName: tableFor(region),
           Key: { pk: targetPk(targetId), sk: STATE_SK },
           ProjectionExpression: '#u',
           ExpressionAttributeNames: { '#u': 'updatedAt' },

@@ -133,7 +133,8 @@ export async function bundle(b: FunctionBuild): Promise<Bundle> {
 
 /**
  * A function's environment as the template sets it, for importing its bundle outside Lambda:
- * literal values as they are, a !Ref to a parameter as its default, any other intrinsic (!Ref
+ * literal values as they are, a !Ref to a parameter as its default (a stand-in when the default
+ * is empty, a value the operator must give), any other intrinsic (!Ref
  * to a resource, !GetAtt, !Sub) as a stand-in naming the variable, !If as its second branch (the value with the template's default parameters, where
  * tracing is off), NODE_OPTIONS left out (it points at a source map the measurement does not
  * write). Plus what Lambda itself sets: the region and (fake) credentials.
@@ -149,7 +150,9 @@ export function functionEnvironment(template: JsonObject, id: string): Record<st
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
     const ref = isObject(v as JsonObject) ? (v as JsonObject).Ref : undefined;
     const parameter = typeof ref === 'string' ? parameters[ref] : undefined;
-    if (isObject(parameter) && parameter.Default !== undefined) return value(name, parameter.Default);
+    // A parameter's default, unless it is empty (the operator must give it): then a stand-in.
+    if (isObject(parameter) && parameter.Default !== undefined && parameter.Default !== '')
+      return value(name, parameter.Default);
     if (isObject(v as JsonObject) && Array.isArray((v as JsonObject)['Fn::If']))
       return value(name, ((v as JsonObject)['Fn::If'] as unknown[])[2]);
     return `stand-in-${name.toLowerCase().replaceAll('_', '-')}`;

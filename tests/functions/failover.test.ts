@@ -137,8 +137,8 @@ function world(
 function evaluator(env: Record<string, string> = {}) {
   const config = parseFailoverConfig({
     POLICY_PARAMETER_NAME: '/governor/policy',
-    STATE_TABLE_NAME: 'governor-state',
-    PEER_STATE_TABLE_NAME: 'governor-state',
+    STATE_TABLE_NAME: 'standby-state',
+    PEER_STATE_TABLE_NAME: 'primary-state',
     KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
     FAILOVER_STATE_MACHINE_ARN: 'arn:aws:states:us-west-2:123456789012:stateMachine:governor-failover',
     GOVERNOR_MODE: 'active',
@@ -153,7 +153,13 @@ function evaluator(env: Record<string, string> = {}) {
   const clients = createClients(options);
   return createFailoverEvaluator({
     config,
-    ports: awsFailoverPorts(clients, () => clients.home.dynamo, 'governor-state', 'governor-state'),
+    ports: awsFailoverPorts(
+      clients,
+      () => clients.home.dynamo,
+      'standby-state',
+      'primary-state',
+      'us-west-2',
+    ),
     telemetry: { info: () => {}, error: () => {}, decision: () => {} },
     random: () => 0.5,
   });
@@ -172,6 +178,21 @@ const stateWrites = () =>
 
 describe('the health evaluation', () => {
   beforeEach(() => world());
+
+  it("reads each region's heartbeat from that region's stack: its own from its own table, the primary's from the peer table", async () => {
+    await evaluator()(TICK, NOW, { account: '123456789012' });
+    const beats = ddb
+      .commandCalls(GetCommand)
+      .map((c) => c.args[0].input)
+      .filter((i) => String(i.Key?.pk).startsWith('TARGET#'))
+      .map((i) => [i.Key?.pk, i.TableName]);
+    expect(beats).toEqual(
+      expect.arrayContaining([
+        ['TARGET#chat-east', 'primary-state'],
+        ['TARGET#chat-west', 'standby-state'],
+      ]),
+    );
+  });
 
   it('starts the failover state machine with the prescale when the primary fails, named by the decision id', async () => {
     const report = await evaluator()(TICK, NOW, { account: '123456789012' });

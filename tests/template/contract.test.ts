@@ -353,10 +353,25 @@ describe('region failover (FailoverRegionRole)', () => {
     expect(invokes(standby)).toEqual(['EvaluateFunction', 'ForecastFunction', 'FailoverFunction']);
   });
 
-  it('names the state table only when StateTableName is given, the name the standby reads heartbeats by', () => {
-    const named = resolved(template, { StateTableName: 'governor-state', FailoverRegionRole: 'standby' });
-    expect(named.Resources.StateTable.Properties.TableName).toBe('governor-state');
-    expect(parameters.FailoverPeerStateTableName.Default).toBe('governor-state');
+  it("leaves the state table's name to CloudFormation; a standby must name the primary's table, and reads its own region's heartbeat from its own", () => {
+    expect(resource('StateTable').Properties).not.toHaveProperty('TableName');
+    expect(parameters.FailoverPeerStateTableName.Default).toBe('');
+    const rule = (template.Rules as Loose).StandbyNamesThePrimaryTable;
+    expect(rule.RuleCondition).toEqual({ 'Fn::Equals': [{ Ref: 'FailoverRegionRole' }, 'standby'] });
+    expect(rule.Assertions[0].Assert).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'FailoverPeerStateTableName' }, ''] }],
+    });
+    const named = resolved(template, {
+      FailoverRegionRole: 'standby',
+      FailoverPeerStateTableName: 'primary-state',
+    });
+    const heartbeats = (
+      named.Resources.FailoverFunctionRole.Properties.Policies[0].PolicyDocument.Statement as Loose[]
+    ).find((st) => st.Sid === 'ReadMemberHeartbeats');
+    expect(heartbeats?.Resource).toEqual([
+      { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:*:${AWS::AccountId}:table/primary-state' },
+      { 'Fn::GetAtt': ['StateTable', 'Arn'] },
+    ]);
   });
 
   it.each([
