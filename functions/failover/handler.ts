@@ -5,13 +5,13 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { clientConfig, createClients } from '../../shared/aws/clients.ts';
+import { createClients, regionalDocumentClient } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseFailoverConfig } from './config.ts';
@@ -20,12 +20,20 @@ import { createFailoverEvaluator } from './run.ts';
 
 const config = parseFailoverConfig(process.env);
 const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover' });
-const options = { region: config.AWS_REGION, endpoint: process.env.AWS_ENDPOINT_URL, credentials: fromEnv() };
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover');
+const options = {
+  region: config.AWS_REGION,
+  endpoint: process.env.AWS_ENDPOINT_URL,
+  // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+  credentials: fromEnv(),
+  ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+};
 const peers = new Map<string, DynamoDBDocumentClient>();
 const dynamoFor = (region: string) => {
   let c = peers.get(region);
   if (!c) {
-    c = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options, region)));
+    c = regionalDocumentClient(options, region);
     peers.set(region, c);
   }
   return c;
@@ -53,4 +61,6 @@ export const handler = middy(async (event: unknown, context: Context) => {
     run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn) }),
   );
   return { eventId: report.eventId, ignored: report.ignored?.reason ?? null, groups: report.groups };
-}).use(injectLambdaContext(logger));
+})
+  .use(tracing.middleware)
+  .use(injectLambdaContext(logger));

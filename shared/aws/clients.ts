@@ -150,6 +150,14 @@ export function createClients(options: ClientOptions): Clients {
 export const forecastReadConfig = (options: ClientOptions, region: string) =>
   clientConfig({ timeouts: FORECAST_READ_TIMEOUTS, ...options }, region);
 
+/**
+ * A DynamoDB document client for another region's table (the failover function reads the member
+ * regions' heartbeats), bounded and instrumented like createClients' clients.
+ */
+export function regionalDocumentClient(options: ClientOptions, region: string): DynamoDBDocumentClient {
+  return finisher(options)(documentClient(clientConfig(options, region)));
+}
+
 /** The five clients the forecast function uses, built the same way as createClients'. */
 export function createForecastClients(options: ClientOptions): ForecastClients {
   const config = (region?: string) => clientConfig(options, region);

@@ -5,7 +5,7 @@
  */
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClients, createForecastClients } from '#shared/aws/clients.ts';
+import { createClients, createForecastClients, regionalDocumentClient } from '#shared/aws/clients.ts';
 import { createTracing, tracingEnabled } from '#shared/aws/tracing.ts';
 
 const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
@@ -68,6 +68,9 @@ describe('createTracing', () => {
     forecast.appAutoScaling('us-east-1');
     forecast.autoScaling('us-east-1');
     expect(seen.length).toBe(5);
+    seen.length = 0;
+    regionalDocumentClient({ region: 'us-west-2', credentials, instrument }, 'us-east-1');
+    expect(seen.length).toBe(1); // the failover function's client for a peer region's table
     expect(forecast).not.toHaveProperty('sageMaker');
     expect(forecast.home).not.toHaveProperty('sfn');
   });
