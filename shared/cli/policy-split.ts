@@ -111,7 +111,9 @@ export async function policyCommand(args: string[], io: CliIo): Promise<number> 
   }
   const largest = Math.max(bytes(main), ...parts.map(bytes));
   io.stderr(
-    `${file}: ${original.policy.targets.length} targets in main.json and ${parts.length} part${parts.length === 1 ? '' : 's'} under ${dir} (largest ${largest} bytes of ${maxBytes}); publish them with:`,
+    parts.length === 0
+      ? `${file}: ${original.policy.targets.length} target${original.policy.targets.length === 1 ? '' : 's'}, all in main.json under ${dir} (${largest} bytes of ${maxBytes}): one parameter holds the policy; publish it with:`
+      : `${file}: ${original.policy.targets.length} targets in ${parts.length} part${parts.length === 1 ? '' : 's'} under ${dir}, main.json holding the rest of the policy (largest ${largest} bytes of ${maxBytes}); publish them with:`,
   );
   for (const line of publishCommands(parameter, dir, parts.length)) io.stdout(line);
   return EXIT.ok;

@@ -39,7 +39,7 @@ describe('governor policy split', () => {
     expect(files).toHaveLength(114); // main.json, parts.txt and 112 parts
     for (const f of files) expect(readFileSync(join(cwd, 'out', f)).byteLength).toBeLessThan(8192);
     expect(run.err.at(-1)).toMatch(
-      /^policy\.yaml: 1000 targets in main\.json and 112 parts under out \(largest \d+ bytes of 8192\); publish them with:$/,
+      /^policy\.yaml: 1000 targets in 112 parts under out, main\.json holding the rest of the policy \(largest \d+ bytes of 8192\); publish them with:$/,
     );
     // The printed commands: every part, then the main parameter, then the stale parts' deletion.
     const puts = run.out
@@ -118,6 +118,9 @@ describe('governor policy split', () => {
     expect(run.code).toBe(0);
     expect(run.out.filter((l) => l.startsWith('aws ssm put-parameter'))).toHaveLength(1);
     expect(readFileSync(join(cwd, 'out', 'parts.txt'), 'utf8')).toBe('');
+    expect(run.err.at(-1)).toMatch(
+      /^policy\.yaml: 1 target, all in main\.json under out \(\d+ bytes of 8192\): one parameter holds the policy; publish it with:$/,
+    );
   });
 
   it.each([
