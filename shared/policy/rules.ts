@@ -2,6 +2,7 @@
  * Rules that span fields, checked after each field is valid on its own. Each message names
  * the path and says how to fix it, because an operator reads it in a terminal or an alarm.
  */
+import { capacityMixProblems } from './capacity-mix-rules.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from './schema.ts';
 
 export interface PolicyProblem {
@@ -101,6 +102,7 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
       `(${t.warmPool.minSize}) is greater than maxSize (${t.warmPool.maxSize}): lower minSize or raise maxSize`,
     );
   }
+  capacityMixProblems(t, at, add);
   const seen = new Map<string, number>();
   t.signals.forEach((s, i) => {
     const first = seen.get(s.metric);

@@ -5,6 +5,7 @@
  * field names or the comments. Cross-field rules live in ./rules.ts.
  */
 import * as z from 'zod';
+import { CapacityMixSchema } from './capacity-mix-schema.ts';
 import { FailoverSchema } from './failover-schema.ts';
 
 const positiveSeconds = () =>
@@ -323,6 +324,9 @@ const targetCommon = {
   forecast: ForecastPolicySchema.optional(),
   warmPool: WarmPoolPolicySchema.optional(),
   noise: NoisePolicySchema.optional(),
+  capacityMix: CapacityMixSchema.optional().describe(
+    'Capacity mix: instance types and prices, the committed base, spot allowed or not, and a budget (docs/capacity-mix.md).',
+  ),
   onConflictingScaler: z
     .enum(['refuse', 'suspend'])
     .default('refuse')

@@ -1,0 +1,72 @@
+/** One sentence per mix decision, from its reasons and numbers (logged, and shown in reports). */
+import type { MixDemand, MixPlan, MixPolicy, MixReasonCode, MixState } from './types.ts';
+
+const usd = (v: number) => `${v.toFixed(2)} USD/h`;
+
+export const describePlan = (plan: MixPlan): string => {
+  const pools = Object.entries(plan.spotByPool)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${n} ${t}`)
+    .join(', ');
+  return `${plan.capacity} instances: ${plan.onDemand} on-demand (${plan.committed} committed)${plan.spot > 0 ? `, ${plan.spot} spot (${pools})` : ''}, ${usd(plan.usdPerHour)}`;
+};
+
+const MODIFIER: Partial<Record<MixReasonCode, (p: MixPolicy) => string>> = {
+  FloorHeld: (p) =>
+    `held at the floor (committed ${p.mix.committed.instances}, minCapacity ${p.minCapacity})`,
+  ClampedToMax: (p) => `clamped to maxCapacity ${p.maxCapacity}`,
+  BudgetCapped: (p) =>
+    `capped by the budget of ${usd(p.mix.maxUsdPerHour ?? 0)} (never below the committed base or minCapacity)`,
+  OnDemandOnly: () => 'on-demand only (no spot allowed, or no pool within spot.maxInterruption)',
+  SpotNotCheaper: () => 'on-demand only: spot with its loss cover costs more',
+};
+
+function primary(
+  reason: MixReasonCode,
+  plan: MixPlan | null,
+  wanted: MixPlan | null,
+  p: MixPolicy,
+  state: MixState,
+  now: number,
+): string {
+  const w = wanted ? describePlan(wanted) : '';
+  const held = plan ? describePlan(plan) : 'no plan yet';
+  const hours = p.mix.damping.minHoursBetweenChanges;
+  switch (reason) {
+    case 'MixPlanned':
+      return `Planned ${held}`;
+    case 'LossCoverRestored':
+      return `Planned ${held} at once: the held plan no longer served the p90 forecast after losing its largest spot pool`;
+    case 'WithinDeadBand':
+      return `Kept ${held}: the wanted ${w} is within the ${p.mix.damping.deadBandPercent} % dead band`;
+    case 'DwellHold':
+      return `Kept ${held}: ${w} wanted for ${Math.round((now - (state.pendingSince ?? now)) / 60_000)} of ${p.mix.damping.dwellMinutes} min`;
+    case 'ChangeRateHold':
+      return `Kept ${held}: ${w} waits, at most one change per ${hours} h`;
+    case 'ForecastMissing':
+      return `Kept ${held}: no forecast point within the next ${p.mix.horizonHours} h`;
+    default:
+      return held;
+  }
+}
+
+export function describeMix(
+  reasons: readonly MixReasonCode[],
+  plan: MixPlan | null,
+  wanted: MixPlan | null,
+  demand: MixDemand | null,
+  p: MixPolicy,
+  state: MixState,
+  now: number,
+): string {
+  const [first = 'ForecastMissing', ...rest] = reasons;
+  const parts = [primary(first, plan, wanted, p, state, now)];
+  for (const r of rest) {
+    const m = MODIFIER[r];
+    if (m) parts.push(m(p));
+  }
+  const sized = demand
+    ? ` (p90 peak ${demand.p90Peak}, ${demand.p90LossCover} with the lead time; p50 mean ${demand.p50Mean.toFixed(1)})`
+    : '';
+  return `${parts.join('; ')}${sized}.`;
+}

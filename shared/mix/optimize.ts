@@ -1,0 +1,167 @@
+/**
+ * The cheapest mix that serves a demand, with no memory: which pools to list, how many spot
+ * instances to spread over them, how many on-demand, and the MixedInstancesPolicy fields that
+ * produce it. Damping is ./plan.ts's job.
+ *
+ * The loss cover: spot instances are spread evenly over the j listed pools (at most ceil(s / j)
+ * in one), and the plan's capacity minus the largest pool still serves the p90 peak over the
+ * horizon plus the replacement lead time. So spot pays only when spread: with spot at 40 % of
+ * on-demand, 2 pools of c each replace 2c on-demand by 2c spot plus c extra spot instances
+ * (0.2 x on-demand x c an hour saved); 1 pool never pays (tests/mix/optimize.test.ts).
+ */
+import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
+import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
+import type { MixDemand, MixPlan, MixPolicy, MixReasonCode } from './types.ts';
+
+/** The smallest capacity the plan may have: the committed base and minCapacity (never above max). */
+export const mixFloor = (p: MixPolicy): number =>
+  Math.min(p.maxCapacity, Math.max(p.minCapacity, p.mix.committed.instances));
+
+/** Pools spot may go to, committed type first (it is always listed), then cheapest spot first. */
+export function spotPools(p: MixPolicy): CapacityPool[] {
+  const spot = p.mix.spot;
+  if (!spot) return [];
+  const committed = p.mix.committed.instanceType;
+  return p.mix.pools
+    .filter(
+      (x) =>
+        x.spotUsdPerHour !== undefined &&
+        x.interruption !== undefined &&
+        bandRank(x.interruption) <= bandRank(spot.maxInterruption),
+    )
+    .sort(
+      (a, b) =>
+        Number(b.instanceType === committed) - Number(a.instanceType === committed) ||
+        (a.spotUsdPerHour ?? 0) - (b.spotUsdPerHour ?? 0) ||
+        bandRank(a.interruption ?? '>20%') - bandRank(b.interruption ?? '>20%'),
+    );
+}
+
+/** On-demand priority: the committed type first (its reservation applies), then cheapest. */
+const onDemandOrder = (p: MixPolicy, pools: readonly CapacityPool[]): CapacityPool[] => {
+  const committed = p.mix.committed.instanceType;
+  return [...pools].sort(
+    (a, b) =>
+      Number(b.instanceType === committed) - Number(a.instanceType === committed) ||
+      a.onDemandUsdPerHour - b.onDemandUsdPerHour,
+  );
+};
+
+interface Shape {
+  capacity: number;
+  spot: number;
+  /** Listed pools; spot is spread over all of them when spot > 0. */
+  pools: CapacityPool[];
+}
+
+/** Spot per pool: ceil(s / j) to each in order until s is placed (3 over 2 pools: 2, 1). */
+function spread(spot: number, pools: readonly CapacityPool[]): Record<string, number> {
+  const each = pools.length > 0 ? Math.ceil(spot / pools.length) : 0;
+  let left = spot;
+  const out: Record<string, number> = {};
+  for (const x of pools) {
+    const n = Math.min(each, left);
+    out[x.instanceType] = n;
+    left -= n;
+  }
+  return out;
+}
+
+function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
+  const { capacity, spot } = shape;
+  const ordered = onDemandOrder(p, shape.pools);
+  const committed = Math.min(p.mix.committed.instances, capacity - spot);
+  const spotByPool = spot > 0 ? spread(spot, ordered) : {};
+  const spotCost = ordered.reduce(
+    (sum, x) => sum + (spotByPool[x.instanceType] ?? 0) * (x.spotUsdPerHour ?? 0),
+    0,
+  );
+  const onDemandPrice = ordered[0]?.onDemandUsdPerHour ?? 0;
+  const onDemand = capacity - spot;
+  const maxPercent = p.mix.spot?.maxPercent ?? 0;
+  // Above-base size m = ceil(100 s / S): floor(m x S / 100) = s exactly, so the group runs s spot
+  // at this capacity (s = 3, S = 50: m = 6, 3 of the 6 are spot); above it, at most S % are.
+  const aboveBase = spot > 0 ? Math.ceil((100 * spot) / maxPercent) : 0;
+  return {
+    capacity,
+    onDemand,
+    committed,
+    spot,
+    spotByPool,
+    largestSpotPool: Math.max(0, ...Object.values(spotByPool)),
+    mixedInstancesPolicy: {
+      onDemandBaseCapacity: capacity - aboveBase,
+      onDemandPercentageAboveBaseCapacity: spot > 0 ? 100 - maxPercent : 100,
+      onDemandAllocationStrategy: 'prioritized',
+      spotAllocationStrategy: 'price-capacity-optimized',
+      overrides: ordered.map((x) => ({ instanceType: x.instanceType })),
+    },
+    // The commitment is billed whole even when fewer instances run (capacity below it cannot
+    // happen: the floor includes it).
+    usdPerHour: committedUsdPerHour(p.mix) + Math.max(0, onDemand - committed) * onDemandPrice + spotCost,
+    sizedFor: 0, // stamped by plannedMix()
+    shapedBy,
+  };
+}
+
+/** The all-on-demand plan at `capacity`, every pool listed. */
+const onDemandOnly = (p: MixPolicy, capacity: number, shapedBy: MixReasonCode[]): MixPlan =>
+  build(p, { capacity, spot: 0, pools: p.mix.pools }, shapedBy);
+
+/** Smallest capacity that holds s spot in j pools: demand, loss cover, commitment, spot share. */
+function capacityFor(p: MixPolicy, d: MixDemand, s: number, j: number): number {
+  const maxPercent = p.mix.spot?.maxPercent ?? 0;
+  return Math.max(
+    mixFloor(p),
+    d.p90Peak,
+    d.p90LossCover + Math.ceil(s / j),
+    p.mix.committed.instances + s,
+    Math.ceil((100 * s) / maxPercent),
+  );
+}
+
+/** The cheapest plan serving `d` within maxCapacity, before the budget. Ties keep more on-demand. */
+export function cheapestPlan(p: MixPolicy, d: MixDemand): MixPlan {
+  const floor = mixFloor(p);
+  const need = Math.max(floor, d.p90Peak);
+  const modifiers: MixReasonCode[] = [];
+  if (floor > d.p90Peak) modifiers.push('FloorHeld');
+  if (need > p.maxCapacity) modifiers.push('ClampedToMax');
+  let best = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers);
+  const pools = spotPools(p);
+  for (let j = 1; j <= pools.length; j++) {
+    for (let s = 1; ; s++) {
+      const capacity = capacityFor(p, d, s, j);
+      if (capacity > p.maxCapacity) break;
+      const plan = build(p, { capacity, spot: s, pools: pools.slice(0, j) }, modifiers);
+      if (plan.usdPerHour < best.usdPerHour - 1e-9) best = plan;
+    }
+  }
+  if (best.spot === 0) best.shapedBy = [...modifiers, pools.length === 0 ? 'OnDemandOnly' : 'SpotNotCheaper'];
+  return best;
+}
+
+/**
+ * cheapestPlan() within maxUsdPerHour: when it costs more, the demand served is lowered an
+ * instance at a time until a plan fits; when none above the floor fits, the all-on-demand plan at
+ * the floor (the committed base or minCapacity: never less). Reason BudgetCapped either way.
+ */
+export function plannedMix(p: MixPolicy, d: MixDemand): MixPlan {
+  return { ...withinBudget(p, d), sizedFor: d.p90LossCover };
+}
+
+function withinBudget(p: MixPolicy, d: MixDemand): MixPlan {
+  const plan = cheapestPlan(p, d);
+  const budget = p.mix.maxUsdPerHour;
+  if (budget === undefined || plan.usdPerHour <= budget + 1e-9) return plan;
+  const floor = mixFloor(p);
+  for (let served = Math.min(d.p90LossCover, p.maxCapacity) - 1; served > floor; served--) {
+    const capped = cheapestPlan(p, {
+      ...d,
+      p90Peak: Math.min(d.p90Peak, served),
+      p90LossCover: Math.min(d.p90LossCover, served),
+    });
+    if (capped.usdPerHour <= budget + 1e-9) return { ...capped, shapedBy: ['BudgetCapped'] };
+  }
+  return onDemandOnly(p, floor, ['BudgetCapped']);
+}

@@ -1,0 +1,97 @@
+/**
+ * Cross-field rules of a target's `capacityMix` section, checked after each field is valid on its
+ * own. Each message names the path and the fix; tests/policy/capacity-mix-fixtures.test.ts pins every
+ * one through the file in tests/policy/fixtures/capacity-mix/ that breaks it.
+ */
+import { bandRank } from './capacity-mix-schema.ts';
+import type { TargetPolicy } from './schema.ts';
+
+type Path = (string | number)[];
+type Add = (path: Path, message: string) => void;
+
+/** What the committed base costs every hour, USD (its effective rate, else the pool's on-demand). */
+export function committedUsdPerHour(mix: NonNullable<TargetPolicy['capacityMix']>): number {
+  const { instances, instanceType, usdPerHour } = mix.committed;
+  const pool = mix.pools.find((p) => p.instanceType === instanceType);
+  return instances * (usdPerHour ?? pool?.onDemandUsdPerHour ?? 0);
+}
+
+function poolProblems(t: TargetPolicy, at: Path, add: Add): void {
+  const mix = t.capacityMix;
+  if (!mix) return;
+  const seen = new Map<string, number>();
+  mix.pools.forEach((p, i) => {
+    const first = seen.get(p.instanceType);
+    if (first !== undefined)
+      add(
+        [...at, 'pools', i, 'instanceType'],
+        `repeats ${p.instanceType} (already pools[${first}]): list each type once`,
+      );
+    seen.set(p.instanceType, i);
+    if (!mix.spot) return;
+    for (const field of ['spotUsdPerHour', 'interruption'] as const) {
+      if (p[field] === undefined)
+        add(
+          [...at, 'pools', i, field],
+          "is required when spot is allowed (price-capacity-optimized may put spot in any listed type): give the type's spot price and Spot Instance Advisor band, or remove the pool",
+        );
+    }
+  });
+}
+
+function committedProblems(t: TargetPolicy, at: Path, add: Add): void {
+  const mix = t.capacityMix;
+  if (!mix) return;
+  const c = mix.committed;
+  const path = [...at, 'committed'];
+  if (c.instances > t.scaling.maxCapacity)
+    add(
+      [...path, 'instances'],
+      `(${c.instances}) is greater than scaling.maxCapacity (${t.scaling.maxCapacity}): instances paid for could never run; raise maxCapacity or commit fewer`,
+    );
+  if (c.instances > 0 && c.instanceType === undefined)
+    add([...path, 'instanceType'], 'is required when instances > 0: name the pool the commitment covers');
+  const pool = mix.pools.find((p) => p.instanceType === c.instanceType);
+  if (c.instanceType !== undefined && !pool) {
+    const types = mix.pools.map((p) => p.instanceType).join(', ');
+    add(
+      [...path, 'instanceType'],
+      `"${c.instanceType}" is not one of the pools: use one of ${types}, or add it`,
+    );
+  }
+  if (mix.spot && pool?.interruption && bandRank(pool.interruption) > bandRank(mix.spot.maxInterruption))
+    add(
+      [...path, 'instanceType'],
+      `${pool.instanceType} is in interruption band ${pool.interruption}, riskier than spot.maxInterruption (${mix.spot.maxInterruption}): the committed type is always listed, so it would receive spot; raise maxInterruption or commit another type`,
+    );
+  const base = committedUsdPerHour(mix);
+  if (mix.maxUsdPerHour !== undefined && mix.maxUsdPerHour < base)
+    add(
+      [...at, 'maxUsdPerHour'],
+      `(${mix.maxUsdPerHour}) is below what the committed base costs every hour (${base.toFixed(2)} USD): the budget could never be met; raise it to at least that`,
+    );
+}
+
+/** Every cross-field problem of one field-valid target's capacityMix. */
+export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
+  const mix = t.capacityMix;
+  if (!mix) return;
+  const here = [...at, 'capacityMix'];
+  if (mix.spot && t.kind !== 'ec2-asg')
+    add(
+      [...here, 'spot'],
+      `is not available on kind ${t.kind} (SageMaker real-time inference has no spot capacity): remove spot and keep the committed base and on-demand, or serve the burst from an ec2-asg target, whose MixedInstancesPolicy runs spot`,
+    );
+  if (mix.spot && t.kind === 'ec2-asg' && t.warmPool?.enabled)
+    add(
+      [...at, 'warmPool'],
+      'cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot',
+    );
+  if (mix.horizonHours < mix.damping.minHoursBetweenChanges)
+    add(
+      [...here, 'horizonHours'],
+      `(${mix.horizonHours}) is shorter than damping.minHoursBetweenChanges (${mix.damping.minHoursBetweenChanges}): a plan may be held that long, so it must cover it; raise horizonHours or lower minHoursBetweenChanges`,
+    );
+  poolProblems(t, here, add);
+  committedProblems(t, here, add);
+}

@@ -1,0 +1,145 @@
+/**
+ * The `capacityMix` section of a target: which instance types it may run, what each costs, the
+ * committed base already paid for (Reserved Instances or a Savings Plan), whether spot is allowed
+ * and how much of it, and a budget. Cross-field rules live in ./capacity-mix-rules.ts; the pure
+ * planner that reads these fields is shared/mix/ (docs/capacity-mix.md is the prose).
+ *
+ * Prices are USD per instance-hour, from the operator's own price list: Governor looks nothing up.
+ */
+import * as z from 'zod';
+
+/** AWS Spot Instance Advisor "frequency of interruption" bands, per month, least risky first. */
+export const INTERRUPTION_BANDS = ['<5%', '5-10%', '10-15%', '15-20%', '>20%'] as const;
+export type InterruptionBand = (typeof INTERRUPTION_BANDS)[number];
+export const bandRank = (b: InterruptionBand): number => INTERRUPTION_BANDS.indexOf(b);
+
+const usdPerHour = () => z.number().positive({ message: 'must be greater than 0 (USD per instance-hour)' });
+
+export const CapacityPoolSchema = z
+  .object({
+    instanceType: z
+      .string()
+      .regex(/^(ml\.)?[a-z][a-z0-9-]*\.[a-z0-9-]+$/, {
+        message: 'must be an instance type such as g5.2xlarge (ml.g5.2xlarge on SageMaker)',
+      })
+      .describe('An EC2 instance type the group may run (one override of its MixedInstancesPolicy).'),
+    onDemandUsdPerHour: usdPerHour().describe('On-demand price in this region, USD per instance-hour.'),
+    spotUsdPerHour: usdPerHour()
+      .optional()
+      .describe('Expected spot price in this region, USD per instance-hour (required when spot is allowed).'),
+    interruption: z
+      .enum(INTERRUPTION_BANDS)
+      .optional()
+      .describe(
+        "The Spot Instance Advisor's frequency of interruption band for this type and region, per month (required when spot is allowed).",
+      ),
+  })
+  .strict();
+
+export const CommittedBaseSchema = z
+  .object({
+    instances: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Instances covered by Reserved Instances or a Savings Plan: paid every hour, used or not.'),
+    instanceType: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The pool the commitment covers (required when instances > 0); listed first for on-demand.'),
+    usdPerHour: z
+      .number()
+      .min(0)
+      .optional()
+      .describe(
+        'Effective price of one committed instance, USD per hour (the reservation or plan rate). Default: the pool on-demand price.',
+      ),
+  })
+  .strict();
+
+export const SpotPolicySchema = z
+  .object({
+    maxPercent: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .describe('Spot instances at most, as a whole percent of the running instances, at any group size.'),
+    maxInterruption: z
+      .enum(INTERRUPTION_BANDS)
+      .default('10-15%')
+      .describe(
+        'Pools in a riskier band than this are not given spot (not listed as overrides when spot is planned).',
+      ),
+  })
+  .strict();
+
+export const MixDampingSchema = z
+  .object({
+    deadBandPercent: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(10)
+      .describe(
+        'A forecast whose p90 (with the lead time) is within this percent of the one the held plan was sized for (at least 1 instance) changes nothing.',
+      ),
+    dwellMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(1440)
+      .default(30)
+      .describe('Minutes a different plan must be wanted without a break before it is applied.'),
+    minHoursBetweenChanges: z
+      .number()
+      .gt(0)
+      .max(168)
+      .default(3)
+      .describe('Hours at least between two plan changes (a change that restores loss cover is exempt).'),
+  })
+  .strict();
+
+export const CapacityMixSchema = z
+  .object({
+    pools: z
+      .array(CapacityPoolSchema)
+      .min(1, { message: 'needs at least one pool' })
+      .max(20, { message: 'may list at most 20 pools' })
+      .describe('The instance types the target may run and their prices.'),
+    committed: CommittedBaseSchema.default({ instances: 0 }).describe(
+      'The committed base: instances already paid for; the plan never goes below it.',
+    ),
+    spot: SpotPolicySchema.optional().describe('Allow spot (ec2-asg only). Absent: on-demand only.'),
+    replacementLeadTimeMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(240)
+      .default(15)
+      .describe(
+        'Minutes from losing a spot pool to replacement capacity serving: after the loss of the largest spot pool, what remains serves the p90 forecast this long beyond the horizon.',
+      ),
+    horizonHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(48)
+      .default(3)
+      .describe('Hours of forecast a plan covers (at least damping.minHoursBetweenChanges).'),
+    maxUsdPerHour: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'Budget: the planned fleet costs at most this, USD per hour, except that the plan never goes below the committed base or minCapacity.',
+      ),
+    damping: MixDampingSchema.default(MixDampingSchema.parse({})),
+  })
+  .strict();
+
+export type CapacityPool = z.infer<typeof CapacityPoolSchema>;
+export type CapacityMix = z.infer<typeof CapacityMixSchema>;
+export type CapacityMixInput = z.input<typeof CapacityMixSchema>;

@@ -1,0 +1,118 @@
+/** Every mix reason code, each from the smallest timeline that produces it. */
+import { describe, expect, it } from 'vitest';
+import { initialMixState, stepMix } from '#shared/mix/plan.ts';
+import { MIX_REASON_CODES, type MixReasonCode, type MixStepResult } from '#shared/mix/types.ts';
+import { at, flat, mixPolicy, run } from './harness.ts';
+
+const first = (p90: number, policy = mixPolicy()) =>
+  stepMix(initialMixState(), { forecast: flat(at(0), p90) }, policy, at(0));
+const then = (prev: MixStepResult, minute: number, p90: number, policy = mixPolicy()) =>
+  stepMix(prev.state, { forecast: flat(at(minute), p90) }, policy, at(minute));
+
+const CASES: { case: string; code: MixReasonCode; result: () => MixStepResult }[] = [
+  { case: 'a first forecast is planned at once', code: 'MixPlanned', result: () => first(10) },
+  {
+    case: 'a forecast rising past the loss cover is planned at once',
+    code: 'LossCoverRestored',
+    result: () => then(first(10), 10, 14),
+  },
+  {
+    case: 'a forecast moving inside the dead band changes nothing',
+    code: 'WithinDeadBand',
+    result: () => then(first(20), 10, 19),
+  },
+  {
+    case: 'a lower forecast waits for the dwell time',
+    code: 'DwellHold',
+    result: () => then(first(20), 10, 10),
+  },
+  {
+    case: 'a lower forecast after the dwell waits for the change rate',
+    code: 'ChangeRateHold',
+    result: () => run(mixPolicy(), (m) => (m < 10 ? 20 : 10), 60).at(-1)!,
+  },
+  {
+    case: 'no forecast keeps the plan in force',
+    code: 'ForecastMissing',
+    result: () => stepMix(first(10).state, { forecast: null }, mixPolicy(), at(10)),
+  },
+  {
+    case: 'a forecast below the committed base plans the floor',
+    code: 'FloorHeld',
+    result: () => first(0, mixPolicy({ committed: { instances: 4, instanceType: 'g5.2xlarge' } })),
+  },
+  {
+    case: 'a forecast above maxCapacity is clamped',
+    code: 'ClampedToMax',
+    result: () => first(50),
+  },
+  {
+    case: 'a plan over the budget is capped',
+    code: 'BudgetCapped',
+    result: () => first(20, mixPolicy({ maxUsdPerHour: 8 })),
+  },
+  {
+    case: 'no spot section plans on-demand only',
+    code: 'OnDemandOnly',
+    result: () => first(10, mixPolicy({ spot: undefined })),
+  },
+  {
+    case: 'spot in one pool (no spread to cover its loss) is not cheaper',
+    code: 'SpotNotCheaper',
+    result: () =>
+      first(
+        10,
+        mixPolicy({
+          pools: [
+            {
+              instanceType: 'g5.2xlarge',
+              onDemandUsdPerHour: 1.2,
+              spotUsdPerHour: 0.48,
+              interruption: '<5%',
+            },
+          ],
+        }),
+      ),
+  },
+];
+
+describe('reason codes', () => {
+  it.each(CASES)('$code: $case', ({ code, result }) => {
+    const r = result();
+    expect(r.decision.reasons).toContain(code);
+    expect(r.decision.message).toMatch(/\.$/);
+  });
+
+  it('every reason code has a case', () => {
+    expect(new Set(CASES.map((c) => c.code))).toEqual(new Set(MIX_REASON_CODES));
+  });
+});
+
+describe('plans, in numbers', () => {
+  it('p90 10 with two committed: 12 instances, 6 on-demand, 2 spot in each of 3 pools, 9.52 USD/h', () => {
+    const { plan } = first(10);
+    expect(plan).toMatchObject({ capacity: 12, onDemand: 6, committed: 2, spot: 6, largestSpotPool: 2 });
+    expect(plan?.usdPerHour).toBeCloseTo(9.52, 6);
+    expect(plan?.mixedInstancesPolicy).toMatchObject({
+      onDemandBaseCapacity: 2,
+      onDemandPercentageAboveBaseCapacity: 40,
+      spotAllocationStrategy: 'price-capacity-optimized',
+    });
+  });
+
+  it('the MixedInstancesPolicy yields exactly the planned spot at the planned capacity (Auto Scaling rounds on-demand up)', () => {
+    for (const p90 of [1, 3, 7, 10, 17, 25, 33]) {
+      const plan = first(p90).plan!;
+      const { onDemandBaseCapacity: base, onDemandPercentageAboveBaseCapacity: pct } =
+        plan.mixedInstancesPolicy;
+      const above = plan.capacity - base;
+      expect(above - Math.ceil((above * pct) / 100)).toBe(plan.spot);
+    }
+  });
+
+  it('the committed base is billed even with no demand', () => {
+    const plan = first(0, mixPolicy({ spot: undefined }, { min: 1, max: 40 })).plan!;
+    expect(plan).toMatchObject({ capacity: 2, onDemand: 2, committed: 2, spot: 0 });
+    expect(plan.usdPerHour).toBeCloseTo(1.52, 6);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * `governor validate` on the capacity mix fixtures in tests/policy/fixtures/capacity-mix/: each
+ * invalid file breaks one rule of shared/policy/capacity-mix-rules.ts (or one field) and gets
+ * exactly its line; the valid ones and examples/capacity-mix.yaml pass. Every fixture has a case.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '#shared/cli/io.ts';
+import { main } from '#shared/cli/main.ts';
+
+const DIR = 'tests/policy/fixtures/capacity-mix';
+
+async function validate(file: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
+    stderrIsTTY: false,
+    cwd: process.cwd(),
+  };
+  const code = await main(['validate', file], io);
+  return { code, out, err };
+}
+
+const VALID = ['valid-on-demand-only.yaml', 'valid-sagemaker-committed.yaml'];
+
+const INVALID: { file: string; line: string }[] = [
+  {
+    file: 'invalid-budget-below-committed.yaml',
+    line: 'targets[0].capacityMix.maxUsdPerHour (3) is below what the committed base costs every hour (4.85 USD): the budget could never be met; raise it to at least that',
+  },
+  {
+    file: 'invalid-committed-above-max.yaml',
+    line: 'targets[0].capacityMix.committed.instances (12) is greater than scaling.maxCapacity (10): instances paid for could never run; raise maxCapacity or commit fewer',
+  },
+  {
+    file: 'invalid-committed-type-not-a-pool.yaml',
+    line: 'targets[0].capacityMix.committed.instanceType "g5.4xlarge" is not one of the pools: use one of g5.2xlarge, g6.2xlarge, or add it',
+  },
+  {
+    file: 'invalid-committed-type-too-risky.yaml',
+    line: 'targets[0].capacityMix.committed.instanceType g5.2xlarge is in interruption band 5-10%, riskier than spot.maxInterruption (<5%): the committed type is always listed, so it would receive spot; raise maxInterruption or commit another type',
+  },
+  {
+    file: 'invalid-committed-without-type.yaml',
+    line: 'targets[0].capacityMix.committed.instanceType is required when instances > 0: name the pool the commitment covers',
+  },
+  {
+    file: 'invalid-duplicate-pool.yaml',
+    line: 'targets[0].capacityMix.pools[1].instanceType repeats g5.2xlarge (already pools[0]): list each type once',
+  },
+  {
+    file: 'invalid-horizon-shorter-than-change-rate.yaml',
+    line: 'targets[0].capacityMix.horizonHours (2) is shorter than damping.minHoursBetweenChanges (3): a plan may be held that long, so it must cover it; raise horizonHours or lower minHoursBetweenChanges',
+  },
+  {
+    file: 'invalid-interruption-band.yaml',
+    line: 'targets[0].capacityMix.pools[0].interruption must be one of "<5%", "5-10%", "10-15%", "15-20%", ">20%"',
+  },
+  {
+    file: 'invalid-pool-without-spot-price.yaml',
+    line: "targets[0].capacityMix.pools[0].spotUsdPerHour is required when spot is allowed (price-capacity-optimized may put spot in any listed type): give the type's spot price and Spot Instance Advisor band, or remove the pool",
+  },
+  {
+    file: 'invalid-spot-on-sagemaker.yaml',
+    line: 'targets[0].capacityMix.spot is not available on kind sagemaker-variant (SageMaker real-time inference has no spot capacity): remove spot and keep the committed base and on-demand, or serve the burst from an ec2-asg target, whose MixedInstancesPolicy runs spot',
+  },
+  {
+    file: 'invalid-warm-pool-with-spot.yaml',
+    line: 'targets[0].warmPool cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot',
+  },
+];
+
+describe('capacity mix fixtures through governor validate', () => {
+  it.each(VALID)('%s exits 0', async (file) => {
+    const { code, err } = await validate(`${DIR}/${file}`);
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+  });
+
+  it('examples/capacity-mix.yaml exits 0', async () => {
+    const { code, err } = await validate('examples/capacity-mix.yaml');
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+  });
+
+  it.each(INVALID)('$file exits 2 with one line naming the path and the fix', async ({ file, line }) => {
+    const { code, out, err } = await validate(`${DIR}/${file}`);
+    expect({ code, out, err }).toEqual({ code: 2, out: [], err: [`${DIR}/${file}: ${line}`] });
+  });
+
+  it('every fixture in the folder has a case here', () => {
+    expect(readdirSync(DIR).sort()).toEqual([...VALID, ...INVALID.map((c) => c.file)].sort());
+  });
+});
