@@ -11,6 +11,7 @@ import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } fr
 import { simulate } from './simulate.ts';
 import { type Trace, TraceError } from './trace.ts';
 import type { BacktestResult } from './types.ts';
+import { tokensPerMinute, unitCost } from './unit-cost.ts';
 
 export interface BacktestInput {
   trace: Trace;
@@ -68,6 +69,19 @@ export function runBacktest(input: BacktestInput): BacktestResult {
       onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / policies.length)),
     });
   });
+  const tokens = tokensPerMinute(trace, workload.requests);
+  for (const { summary, series } of runs) {
+    Object.assign(
+      summary,
+      unitCost({
+        costUsd: summary.costUsd,
+        requests: workload.requests,
+        tokens,
+        violationMinutes: series.violationMinutes,
+        scoreFrom,
+      }),
+    );
+  }
   let totalRequests = 0;
   let peak = 0;
   for (const r of workload.requests) {

@@ -8,7 +8,10 @@ import type { BacktestResult, PolicySummary } from './types.ts';
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const one = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const two = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const three = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 const percent = (x: number): string => `${two.format(100 * x)} %`;
+/** USD per unit with three decimals (Twitter's 0.129 per 1,000 requests needs them); n/a for null. */
+const unitUsd = (x: number | null | undefined): string => (x == null ? 'n/a' : three.format(x));
 
 interface Column {
   head: string;
@@ -16,7 +19,7 @@ interface Column {
   left?: boolean;
 }
 
-const COLUMNS: Column[] = [
+const BASE_COLUMNS: Column[] = [
   { head: 'policy', cell: (s) => s.name, left: true },
   { head: 'instance-h', cell: (s) => one.format(s.instanceMinutes / 60) },
   { head: 'cost USD', cell: (s) => two.format(s.costUsd) },
@@ -25,9 +28,16 @@ const COLUMNS: Column[] = [
   { head: 'of minutes', cell: (s) => percent(s.violationRatio) },
   { head: 'of requests', cell: (s) => percent(s.requestsInViolationRatio) },
   { head: 'actions', cell: (s) => whole.format(s.scalingActions) },
+  { head: 'USD/1k req', cell: (s) => unitUsd(s.costPer1kRequestsUsd) },
+  { head: 'USD/1k in SLO', cell: (s) => unitUsd(s.costPer1kRequestsWithinSloUsd) },
 ];
 
+/** Shown only when the trace has token columns: a column of n/a would say nothing. */
+const TOKEN_COLUMN: Column = { head: 'USD/M tokens', cell: (s) => unitUsd(s.costPerMillionTokensUsd) };
+
 function table(rows: PolicySummary[]): string[] {
+  const withTokens = rows.some((r) => r.costPerMillionTokensUsd != null);
+  const COLUMNS = withTokens ? [...BASE_COLUMNS, TOKEN_COLUMN] : BASE_COLUMNS;
   const cells = rows.map((r) => COLUMNS.map((c) => c.cell(r)));
   const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
   const line = (values: string[]) =>
@@ -99,6 +109,9 @@ export function toJsonReport(result: BacktestResult): object {
       violationRatio: s.violationRatio,
       requestsInViolationRatio: s.requestsInViolationRatio,
       scalingActions: s.scalingActions,
+      costPer1kRequestsUsd: s.costPer1kRequestsUsd ?? null,
+      costPer1kRequestsWithinSloUsd: s.costPer1kRequestsWithinSloUsd ?? null,
+      costPerMillionTokensUsd: s.costPerMillionTokensUsd ?? null,
       ...(s.reasonCounts ? { reasonCounts: s.reasonCounts } : {}),
     })),
   };

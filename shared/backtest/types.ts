@@ -65,6 +65,16 @@ export interface PolicySummary {
   violationRatio: number;
   requestsInViolationRatio: number;
   scalingActions: number;
+  /**
+   * Unit economics over the scored minutes (shared/backtest/unit-cost.ts has the definitions):
+   * cost / (requests / 1,000), every request counted, those in violating minutes too; null
+   * when nothing was requested. Set by runBacktest; absent from a bare simulate().
+   */
+  costPer1kRequestsUsd?: number | null;
+  /** cost / (requests in minutes that met the SLO / 1,000): the price of a good request; null when none did. */
+  costPer1kRequestsWithinSloUsd?: number | null;
+  /** cost / (input + output tokens / 1,000,000); null when the trace has no token columns. */
+  costPerMillionTokensUsd?: number | null;
   /** Decisions per reason code (governor policies only). */
   reasonCounts?: Partial<Record<ReasonCode, number>>;
 }

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import esbuild from 'esbuild';
 import type { BacktestResult } from '../backtest/types.ts';
+import { costSection } from './cost-chart.ts';
 import { escapeHtml, formatDuration, formatNumber, jsonForScript } from './format.ts';
 import { buildPayload, isOracle } from './payload.ts';
 import { reasonTable, scenarioList, summaryTable } from './tables.ts';
@@ -152,6 +153,7 @@ export function renderHtmlReport(result: BacktestResult): string {
 ${summaryTable(result)}
 </section>
 ${chartSection(result)}
+${costSection(result)}
 ${decisionSection(result)}
 <section aria-labelledby="scenario-h">
 <h2 id="scenario-h">Scenario</h2>

@@ -4,6 +4,7 @@
  * the scenario. Every text from the result is escaped.
  */
 import type { BacktestResult, PolicySummary } from '../backtest/types.ts';
+import { unitCost } from '../backtest/unit-cost.ts';
 import { escapeHtml, formatDuration, formatNumber, formatRatio, formatShare, formatUsd } from './format.ts';
 import { colorOf, isOracle } from './payload.ts';
 
@@ -14,7 +15,8 @@ const num = (text: string): string => `<td class="num">${text}</td>`;
 
 /** The oracle as a row, when the backtest did not list it among the policies. */
 function oracleSummary(result: BacktestResult): PolicySummary {
-  const instanceMinutes = result.oracle.reduce((sum, n) => sum + n, 0);
+  // The scored minutes only, as every policy's row (held-out scoring: --score-from).
+  const instanceMinutes = result.oracle.slice(result.trace.scoreFrom ?? 0).reduce((sum, n) => sum + n, 0);
   return {
     name: 'oracle (floor)',
     instanceMinutes,
@@ -27,7 +29,29 @@ function oracleSummary(result: BacktestResult): PolicySummary {
   };
 }
 
-function summaryRow(s: PolicySummary, color: string | null): string {
+const usdOrNone = (x: number | null | undefined): string => (x == null ? '–' : formatUsd(x));
+
+/**
+ * The summary with its unit costs: as runBacktest set them, or computed here from the series for
+ * a result made without them (the figures per million tokens need the trace, so they stay absent).
+ */
+function withUnitCost(
+  s: PolicySummary,
+  violations: readonly number[],
+  result: BacktestResult,
+): PolicySummary {
+  if (s.costPer1kRequestsUsd !== undefined) return s;
+  const figures = unitCost({
+    costUsd: s.costUsd,
+    requests: result.demand,
+    tokens: null,
+    violationMinutes: violations,
+    scoreFrom: result.trace.scoreFrom ?? 0,
+  });
+  return { ...s, ...figures, costPerMillionTokensUsd: undefined };
+}
+
+function summaryRow(s: PolicySummary, color: string | null, tokens: boolean): string {
   const name = `${color ? swatch(color) : swatch('transparent')}${escapeHtml(s.name)}`;
   return [
     `<tr><th scope="row">${name}</th>`,
@@ -38,6 +62,9 @@ function summaryRow(s: PolicySummary, color: string | null): string {
     num(formatShare(s.violationRatio)),
     num(formatShare(s.requestsInViolationRatio)),
     num(formatNumber(s.scalingActions)),
+    num(usdOrNone(s.costPer1kRequestsUsd)),
+    num(usdOrNone(s.costPer1kRequestsWithinSloUsd)),
+    tokens ? num(usdOrNone(s.costPerMillionTokensUsd)) : '',
     '</tr>',
   ].join('');
 }
@@ -50,17 +77,25 @@ const COLUMNS = [
   'Share of minutes violating',
   'Share of requests in violating minutes',
   'Scaling actions',
+  'Cost per 1,000 requests',
+  'Cost per 1,000 requests within the SLO',
 ];
+const TOKEN_COLUMN = 'Cost per million tokens';
 
 export function summaryTable(result: BacktestResult): string {
-  const rows = result.policies.map((p, i) => summaryRow(p.summary, colorOf(i)));
+  const summaries = result.policies.map((p) => withUnitCost(p.summary, p.series.violationMinutes, result));
+  const tokens = summaries.some((s) => s.costPerMillionTokensUsd != null);
+  const rows = summaries.map((s, i) => summaryRow(s, colorOf(i), tokens));
   if (!result.policies.some((p) => isOracle(p.summary.name)))
-    rows.push(summaryRow(oracleSummary(result), null));
+    rows.push(summaryRow(withUnitCost(oracleSummary(result), [], result), null, tokens));
   const price = formatUsd(result.scenario.pricePerInstanceHour);
-  const head = COLUMNS.map((c) => `<th scope="col" class="num">${c}</th>`).join('');
+  const head = [...COLUMNS, ...(tokens ? [TOKEN_COLUMN] : [])]
+    .map((c) => `<th scope="col" class="num">${c}</th>`)
+    .join('');
   return `<div class="table-box"><table class="summary" id="summary-table">
 <caption>Every policy over the same ${escapeHtml(formatDuration(result.demand.length))} of traffic, at ${price} per instance-hour.
-Cost / oracle is the cost against the least capacity that meets the SLO each minute.</caption>
+Cost / oracle is the cost against the least capacity that meets the SLO each minute. Cost per 1,000 requests counts
+every request, those in violating minutes too; within the SLO, only those in minutes that met it.</caption>
 <thead><tr><th scope="col">Policy</th>${head}</tr></thead>
 <tbody>
 ${rows.join('\n')}

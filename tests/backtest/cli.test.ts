@@ -134,6 +134,9 @@ describe('governor backtest: output', () => {
       'violationRatio',
       'requestsInViolationRatio',
       'scalingActions',
+      'costPer1kRequestsUsd',
+      'costPer1kRequestsWithinSloUsd',
+      'costPerMillionTokensUsd',
     ];
     for (const p of json.policies) {
       // Governor policies (with and without the look-ahead) explain themselves by reason code.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BacktestResult } from '#shared/backtest/types.ts';
 import { decodeSeries } from '#shared/report/codec.ts';
+import { costChartModel } from '#shared/report/cost-chart.ts';
 import { escapeHtml } from '#shared/report/format.ts';
 import { renderHtmlReport } from '#shared/report/html.ts';
 import { unpackDecision } from '#shared/report/messages.ts';
@@ -37,6 +38,8 @@ describe('renderHtmlReport', () => {
   });
 
   const firstName = (p: ReportPayload) => [p.policies[0]!.name];
+  const drawnPoints = (r: BacktestResult) =>
+    costChartModel(r).lines[0]!.values.filter((v) => v !== null).length;
   const messages = (p: ReportPayload) =>
     p.policies.flatMap((x) => x.decisions.map((d) => unpackDecision(p.text, d)[5]));
   it.each([
@@ -54,7 +57,8 @@ describe('renderHtmlReport', () => {
       case: 'a policy name',
       result: syntheticResult({ minutes: 300, policyNames: [HOSTILE, 'static peak'] }),
       kept: firstName,
-      escaped: 3,
+      // And in the cost chart: its line's data-policy, its legend entry and each point's title.
+      escaped: 3 + 2 + drawnPoints(syntheticResult({ minutes: 300, policyNames: [HOSTILE, 'static peak'] })),
       atLeast: 1,
     },
     {
