@@ -4,14 +4,15 @@
  * folders outside the working folder, a path that is a folder is one line before any work,
  * --version, and "did you mean" for mistyped commands and options.
  */
+
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeFailure } from '#shared/cli/boundary.ts';
-import { type CliIo, EXIT, RunError, UsageError } from '#shared/cli/io.ts';
-import { main } from '#shared/cli/main.ts';
+import { EXIT, RunError, UsageError } from '#shared/cli/io.ts';
 import { didYouMean, editDistance } from '#shared/cli/suggest.ts';
+import { runCli } from '../support/cli.ts';
 
 const REPO = process.cwd();
 const TRACE = join(REPO, 'traces/nasa_http_1995_jul_per_minute.csv');
@@ -24,13 +25,7 @@ mkdirSync(beside);
 writeFileSync(join(work, 'notes.txt'), 'a file, not a folder');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (l) => out.push(l), stderr: (l) => err.push(l), stderrIsTTY: false, cwd: work };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runCli(argv, work);
 
 describe('an output path that cannot be written is one line and exit 2, before any work', () => {
   it.each([

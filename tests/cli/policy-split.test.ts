@@ -4,24 +4,18 @@
  * aws ssm commands publishing exactly those files (parts, then main, then stale parts deleted;
  * the deletion line run in bash against a stand-in `aws`), and bad input as one line, exit 2.
  */
+
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '#shared/cli/io.ts';
-import { main } from '#shared/cli/main.ts';
 import { mergePolicyParts } from '#shared/control/policy-parts.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { fleetYaml } from '../control/policy-fleet.ts';
+import { runCli } from '../support/cli.ts';
 
-async function governor(cwd: string, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (l) => out.push(l), stderr: (l) => err.push(l), stderrIsTTY: false, cwd };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+const governor = (cwd: string, ...args: string[]) => runCli(args, cwd);
 
 /** A working folder holding policy.yaml with n targets like examples/policy.yaml. */
 function folder(n: number): string {

@@ -5,23 +5,11 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '#shared/cli/io.ts';
-import { main } from '#shared/cli/main.ts';
+import { runCli } from '../support/cli.ts';
 
 const DIR = 'tests/policy/fixtures/capacity-mix';
 
-async function validate(file: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (l) => out.push(l),
-    stderr: (l) => err.push(l),
-    stderrIsTTY: false,
-    cwd: process.cwd(),
-  };
-  const code = await main(['validate', file], io);
-  return { code, out, err };
-}
+const validate = (file: string) => runCli(['validate', file]);
 
 const VALID = ['valid-on-demand-only.yaml', 'valid-sagemaker-committed.yaml'];
 

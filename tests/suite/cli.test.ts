@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '#shared/cli/io.ts';
-import { main } from '#shared/cli/main.ts';
+import { runCli } from '../support/cli.ts';
 import { suiteFixtures } from './fixtures.ts';
 
 const fx = suiteFixtures();
@@ -12,16 +11,8 @@ const example = readFileSync('examples/policy.yaml', 'utf8');
 fx.write('dear.yaml', example.replace(/minCapacity: \d+/, 'minCapacity: 60'));
 
 async function suite(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (l) => out.push(l),
-    stderr: (l) => err.push(l),
-    stderrIsTTY: false,
-    cwd: fx.dir,
-  };
-  const code = await main(['suite', ...args], io);
-  return { code, out: out.join('\n'), err };
+  const run = await runCli(['suite', ...args], fx.dir);
+  return { ...run, out: run.out.join('\n') };
 }
 
 describe('governor suite', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '#shared/cli/io.ts';
 import { main } from '#shared/cli/main.ts';
 import { violationOption } from '#shared/cli/tune.ts';
+import { runCli } from '../support/cli.ts';
 import { csvOf, dailyHistory } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'governor-tune-'));
@@ -12,11 +12,8 @@ writeFileSync(join(dir, 'history.csv'), csvOf(dailyHistory(4)));
 writeFileSync(join(dir, 'short.csv'), csvOf(dailyHistory(2)));
 
 async function tuneCli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (l) => out.push(l), stderr: (l) => err.push(l), stderrIsTTY: false, cwd: dir };
-  const code = await main(['tune', ...args], io);
-  return { code, out: out.join('\n'), err };
+  const run = await runCli(['tune', ...args], dir);
+  return { ...run, out: run.out.join('\n') };
 }
 
 describe('governor tune (CLI)', () => {
