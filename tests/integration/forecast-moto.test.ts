@@ -23,18 +23,17 @@ import {
   RegisterScalableTargetCommand,
 } from '@aws-sdk/client-application-auto-scaling';
 import { AutoScalingClient, DescribeWarmPoolCommand } from '@aws-sdk/client-auto-scaling';
-import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, type MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awsForecastPorts } from '#functions/forecast/ports.ts';
-import { createForecaster, type ForecastReport } from '#functions/forecast/run.ts';
-import { createClients } from '#shared/aws/clients.ts';
+import type { ForecastReport } from '#functions/forecast/run.ts';
 import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
 import { ForecastFloorSchema } from '#shared/control/state.ts';
 import { captureForecastTelemetry, dailyDemand, eventFile } from '../forecast-aws/fakes.ts';
+import { motoForecaster } from '../support/forecaster.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,
@@ -42,10 +41,9 @@ import {
   createStateTable,
   type MotoServer,
   motoGate,
+  putDatapoints,
   putStringParameter,
   startMoto,
-  TEST_CREDENTIALS,
-  TEST_REGION,
 } from '../support/moto.ts';
 
 const gate = motoGate();
@@ -95,9 +93,7 @@ async function putHistory(
       Unit: 'Count',
     });
   }
-  // 20 a call: moto 5.2 answers 500 to a PutMetricData of 100 datapoints (AWS takes 1000).
-  for (let i = 0; i < data.length; i += 20)
-    await cw.send(new PutMetricDataCommand({ Namespace: namespace, MetricData: data.slice(i, i + 20) }));
+  await putDatapoints(cw, namespace, data);
 }
 
 describe.skipIf(!gate.available)('the forecast function on moto', () => {
@@ -147,24 +143,7 @@ describe.skipIf(!gate.available)('the forecast function on moto', () => {
     });
     await putHistory(cw, 'Governor/Demand', 'Requests', { AutoScalingGroupName: 'batch-gpu-asg' });
 
-    const clients = createClients({
-      region: TEST_REGION,
-      endpoint: moto.endpoint,
-      credentials: TEST_CREDENTIALS,
-      maxAttempts: 2,
-    });
-    const run = createForecaster({
-      config: {
-        POLICY_PARAMETER_NAME: POLICY_NAME,
-        STATE_TABLE_NAME: TABLE,
-        KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
-        GOVERNOR_MODE: 'active',
-        MAX_TICK_AGE_SECONDS: 600,
-        AWS_REGION: TEST_REGION,
-      },
-      ports: awsForecastPorts(clients, TABLE),
-      telemetry,
-    });
+    const run = motoForecaster(moto.endpoint, { policyParameter: POLICY_NAME, table: TABLE }, telemetry);
     const started = performance.now();
     report = await run(eventFile('forecast-tick'), NOW);
     runMs = performance.now() - started;

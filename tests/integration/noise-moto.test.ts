@@ -9,29 +9,27 @@
  * moto computes each period's Sum by scanning every datapoint of the window once per period, so
  * the window is kept to two days (2,880 one-minute periods).
  */
-import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, type MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awsForecastPorts } from '#functions/forecast/ports.ts';
-import { createForecaster, type ForecastReport } from '#functions/forecast/run.ts';
-import { createClients } from '#shared/aws/clients.ts';
+import type { ForecastReport } from '#functions/forecast/run.ts';
 import { dynamoStateStore } from '#shared/aws/dynamodb.ts';
 import { ForecastFloorSchema, StoredNoiseSchema } from '#shared/control/state.ts';
 import { initialState } from '#shared/engine/types.ts';
 import { levelFloor } from '#shared/forecast/floor-needs.ts';
 import { noiseSd } from '#shared/forecast/noise-model.ts';
 import { captureForecastTelemetry, eventFile } from '../forecast-aws/fakes.ts';
+import { motoForecaster } from '../support/forecaster.ts';
 import {
   awsTestConfig,
   createStateTable,
   type MotoServer,
   motoGate,
+  putDatapoints,
   putStringParameter,
   startMoto,
-  TEST_CREDENTIALS,
-  TEST_REGION,
 } from '../support/moto.ts';
 
 const gate = motoGate();
@@ -94,30 +92,8 @@ describe.skipIf(!gate.available)('the measured noise on moto', () => {
       Value: value,
       Unit: 'Count',
     }));
-    const cw = new CloudWatchClient(config);
-    // 20 a call: moto 5.2 answers 500 to a PutMetricData of 100 datapoints.
-    for (let i = 0; i < data.length; i += 20)
-      await cw.send(
-        new PutMetricDataCommand({ Namespace: 'AWS/SageMaker', MetricData: data.slice(i, i + 20) }),
-      );
-    const clients = createClients({
-      region: TEST_REGION,
-      endpoint: moto.endpoint,
-      credentials: TEST_CREDENTIALS,
-      maxAttempts: 2,
-    });
-    const run = createForecaster({
-      config: {
-        POLICY_PARAMETER_NAME: POLICY_NAME,
-        STATE_TABLE_NAME: TABLE,
-        KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
-        GOVERNOR_MODE: 'active',
-        MAX_TICK_AGE_SECONDS: 600,
-        AWS_REGION: TEST_REGION,
-      },
-      ports: awsForecastPorts(clients, TABLE),
-      telemetry,
-    });
+    await putDatapoints(new CloudWatchClient(config), 'AWS/SageMaker', data);
+    const run = motoForecaster(moto.endpoint, { policyParameter: POLICY_NAME, table: TABLE }, telemetry);
     report = await run(eventFile('forecast-tick'), NOW);
   }, 60_000);
   afterAll(() => moto?.stop());
