@@ -4,30 +4,18 @@
  * endpoint is a loopback server that accepts connections and never answers, reached through the
  * real SDK stack (no mocks); the failure comes out as the adapter's one-line error.
  */
-import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withDeadline } from '#shared/aws/deadline.ts';
 import { globalAcceleratorClient, globalAcceleratorDials } from '#shared/aws/routing-accelerator.ts';
 import { arcClusterClients, arcRoutingControls } from '#shared/aws/routing-arc.ts';
 import { route53Client, route53WeightedRecords } from '#shared/aws/routing-route53.ts';
+import { hungEndpoint } from '../support/hung-endpoint.ts';
 
-let server: Server;
-let endpoint: string;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  server = createServer((s) => sockets.push(s)); // accepts, reads, never answers
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+const hung = hungEndpoint(); // accepts, reads, never answers
 
 const options = () => ({
   region: 'eu-west-1',
-  endpoint,
+  endpoint: hung.url(),
   credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
   maxAttempts: 2,
   timeouts: { connectionTimeout: 200, requestTimeout: 150 },
@@ -47,8 +35,8 @@ const calls = () => ({
     arcRoutingControls(
       arcClusterClients(options()),
       [
-        { url: endpoint, region: 'us-east-1' },
-        { url: endpoint, region: 'us-west-2' },
+        { url: hung.url(), region: 'us-east-1' },
+        { url: hung.url(), region: 'us-west-2' },
       ],
       { random: () => 0 },
     ).states([CONTROL]), // start at the first endpoint: a fixed order to assert

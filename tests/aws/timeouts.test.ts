@@ -4,7 +4,6 @@
  * invocation's deadline (shared/aws/deadline.ts). The hung endpoint here is a loopback server
  * that accepts connections and never answers, reached through the real SDK stack (no mocks).
  */
-import { createServer, type Server, type Socket } from 'node:net';
 import { DescribeScalableTargetsCommand } from '@aws-sdk/client-application-auto-scaling';
 import { DescribeAutoScalingGroupsCommand } from '@aws-sdk/client-auto-scaling';
 import { ListMetricsCommand } from '@aws-sdk/client-cloudwatch';
@@ -12,7 +11,7 @@ import { DescribeEndpointCommand } from '@aws-sdk/client-sagemaker';
 import { ListStateMachinesCommand } from '@aws-sdk/client-sfn';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { fixedPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
@@ -27,20 +26,9 @@ import {
 import { withDeadline } from '#shared/aws/deadline.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';
 import { CONFIG, captureTelemetry, eventFile } from '../functions/support.ts';
+import { hungEndpoint } from '../support/hung-endpoint.ts';
 
-let server: Server;
-let endpoint: string;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  server = createServer((s) => sockets.push(s)); // accepts, reads, never answers
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+const hung = hungEndpoint(); // accepts, reads, never answers
 
 const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
 const elapsed = async (f: () => Promise<unknown>) => {
@@ -78,7 +66,7 @@ describe('per-attempt timeouts', () => {
   it('each of the seven clients gives up on a hung endpoint after its request timeout', async () => {
     const c = createClients({
       region: 'us-east-1',
-      endpoint,
+      endpoint: hung.url(),
       credentials,
       maxAttempts: 1,
       timeouts: { connectionTimeout: 200, requestTimeout: 200 },
@@ -105,7 +93,7 @@ describe('per-attempt timeouts', () => {
   it('a call that hangs on every attempt ends after MAX_ATTEMPTS timeouts, retried like any transient error', async () => {
     const c = createClients({
       region: 'us-east-1',
-      endpoint,
+      endpoint: hung.url(),
       credentials,
       timeouts: { connectionTimeout: 200, requestTimeout: 300 },
     });
@@ -120,7 +108,7 @@ describe('per-attempt timeouts', () => {
 
 describe('the invocation deadline', () => {
   it('a hung call with the production timeouts (up to ~21 s) ends at the deadline instead', async () => {
-    const c = createClients({ region: 'us-east-1', endpoint, credentials });
+    const c = createClients({ region: 'us-east-1', endpoint: hung.url(), credentials });
     const { ms, error } = await elapsed(() =>
       withDeadline(Date.now() + 800, () => c.home.ssm.send(new GetParameterCommand({ Name: '/x' }))),
     );
@@ -130,7 +118,7 @@ describe('the invocation deadline', () => {
   });
 
   it('a call started after the deadline fails at once', async () => {
-    const c = createClients({ region: 'us-east-1', endpoint, credentials });
+    const c = createClients({ region: 'us-east-1', endpoint: hung.url(), credentials });
     const { ms, error } = await elapsed(() =>
       withDeadline(Date.now() - 1, () => c.home.ssm.send(new GetParameterCommand({ Name: '/x' }))),
     );
@@ -142,7 +130,10 @@ describe('the invocation deadline', () => {
     const telemetry = captureTelemetry();
     const evaluate = createEvaluator({
       config: CONFIG,
-      ports: awsPorts(createClients({ region: 'us-east-1', endpoint, credentials }), CONFIG.STATE_TABLE_NAME),
+      ports: awsPorts(
+        createClients({ region: 'us-east-1', endpoint: hung.url(), credentials }),
+        CONFIG.STATE_TABLE_NAME,
+      ),
       telemetry,
       policy: fixedPolicySource(policyOf(variantTarget())),
     });
