@@ -3,6 +3,7 @@
  * with one row per policy, then the governor's decisions per reason code. Plain text only (no
  * colours), so it pastes into issues and reads the same in CI logs.
  */
+import { type Column as ColumnOf, renderColumns } from './columns.ts';
 import type { BacktestResult, PolicySummary } from './types.ts';
 
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -13,11 +14,7 @@ const percent = (x: number): string => `${two.format(100 * x)} %`;
 /** USD per unit with three decimals (Twitter's 0.129 per 1,000 requests needs them); n/a for null. */
 const unitUsd = (x: number | null | undefined): string => (x == null ? 'n/a' : three.format(x));
 
-interface Column {
-  head: string;
-  cell: (s: PolicySummary) => string;
-  left?: boolean;
-}
+type Column = ColumnOf<PolicySummary>;
 
 const BASE_COLUMNS: Column[] = [
   { head: 'policy', cell: (s) => s.name, left: true },
@@ -37,15 +34,7 @@ const TOKEN_COLUMN: Column = { head: 'USD/M tokens', cell: (s) => unitUsd(s.cost
 
 function table(rows: PolicySummary[]): string[] {
   const withTokens = rows.some((r) => r.costPerMillionTokensUsd != null);
-  const COLUMNS = withTokens ? [...BASE_COLUMNS, TOKEN_COLUMN] : BASE_COLUMNS;
-  const cells = rows.map((r) => COLUMNS.map((c) => c.cell(r)));
-  const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[]) =>
-    values
-      .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(COLUMNS.map((c) => c.head)), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
+  return renderColumns(withTokens ? [...BASE_COLUMNS, TOKEN_COLUMN] : BASE_COLUMNS, rows);
 }
 
 function span(minutes: number): string {

@@ -2,6 +2,7 @@
  * The failover backtest's terminal table and --json report: one row per strategy, in the plain
  * style of the backtest table (shared/backtest/table.ts).
  */
+import { type Column as ColumnOf, renderColumns } from '../columns.ts';
 import { RECOVERY_HOLD_MINUTES, RECOVERY_SHARE } from './recovery.ts';
 import type { FailoverBacktestResult, StrategySummary } from './run.ts';
 
@@ -9,11 +10,7 @@ const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const one = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const two = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-interface Column {
-  head: string;
-  cell: (s: StrategySummary) => string;
-  left?: boolean;
-}
+type Column = ColumnOf<StrategySummary>;
 
 const minutes = (m: number | null, none: string) => (m === null ? none : `${whole.format(m)} min`);
 
@@ -42,14 +39,7 @@ const COLUMNS: Column[] = [
 ];
 
 function table(rows: StrategySummary[]): string[] {
-  const cells = rows.map((r) => COLUMNS.map((c) => c.cell(r)));
-  const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[]) =>
-    values
-      .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(COLUMNS.map((c) => c.head)), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
+  return renderColumns(COLUMNS, rows);
 }
 
 export function formatFailoverTable(r: FailoverBacktestResult): string {
