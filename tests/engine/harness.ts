@@ -165,32 +165,9 @@ export function runTimeline(
   const run: TimelineRun = { outcomes: [], decisions: [], states: [] };
   for (const tick of ticks) {
     current = tick.current ?? current;
-    const {
-      values,
-      ready,
-      ageSeconds,
-      activation,
-      forecastFloor,
-      floorKind,
-      floorFallback,
-      leadTime,
-      noise,
-      failoverFloor,
-    } = tick;
-    const snap = snapshot({
-      now: at(tick.t),
-      desired: current,
-      values,
-      ready,
-      ageSeconds,
-      activation,
-      forecastFloor,
-      floorKind,
-      floorFallback,
-      leadTime,
-      noise,
-      failoverFloor,
-    });
+    // Every field of a tick but its time, its capacity and its expectation describes the snapshot.
+    const { t, current: _given, expect: _expected, ...inputs } = tick;
+    const snap = snapshot({ now: at(t), desired: current, ...inputs });
     const { decision, state: next } = decide(carried, snap, policy, at(tick.t));
     run.outcomes.push([decision.desiredCapacity, decision.reasons]);
     run.decisions.push(decision);
