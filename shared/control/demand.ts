@@ -12,7 +12,7 @@
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import type { RawMetricResult } from './readings.ts';
-import type { MetricSource } from './sources.ts';
+import { type MetricSource, sumSource as sum } from './sources.ts';
 
 export const HISTORY_PERIOD_SECONDS = 300;
 const PERIOD_MS = HISTORY_PERIOD_SECONDS * 1000;
@@ -26,14 +26,6 @@ export const PUBLICATION_DELAY_MS = 180_000;
 /** Custom metric an Auto Scaling group's demand is read from (the operator publishes it). */
 export const GROUP_DEMAND_NAMESPACE = 'Governor/Demand';
 export const GROUP_DEMAND_METRIC = 'Requests';
-
-const sum = (namespace: string, metricName: string, dimensions: Record<string, string>): MetricSource => ({
-  namespace,
-  metricName,
-  dimensions,
-  statistic: 'Sum',
-  scale: 1,
-});
 
 /** The metrics whose Sum, added per period, is the target's demand. */
 export function demandSources(t: TargetPolicy): MetricSource[] {

@@ -14,20 +14,12 @@ import type { FailoverObservation, RegionObservation } from '../failover/types.t
 import { LatencySignalSchema, type TargetPolicy } from '../policy/schema.ts';
 import type { MetricQuery } from './queries.ts';
 import type { RawMetricResult } from './readings.ts';
-import { type MetricSource, signalSource } from './sources.ts';
+import { type MetricSource, signalSource, sumSource as sum } from './sources.ts';
 
 export type HealthSeries = 'errors5xx' | 'invocations' | 'p95' | 'capacityErrors';
 export interface HealthQuery extends MetricQuery {
   series: HealthSeries;
 }
-
-const sum = (namespace: string, metricName: string, dimensions: Record<string, string>): MetricSource => ({
-  namespace,
-  metricName,
-  dimensions,
-  statistic: 'Sum',
-  scale: 1,
-});
 
 function invocationDims(t: TargetPolicy): Record<string, string> | null {
   if (t.kind === 'sagemaker-variant') return { EndpointName: t.endpointName, VariantName: t.variantName };

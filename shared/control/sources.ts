@@ -24,6 +24,13 @@ export interface MetricSource {
   scale: number;
 }
 
+/** A count read as its Sum per period, in its own unit. */
+export const sumSource = (
+  namespace: string,
+  metricName: string,
+  dimensions: Record<string, string>,
+): MetricSource => ({ namespace, metricName, dimensions, statistic: 'Sum', scale: 1 });
+
 const SM = 'AWS/SageMaker';
 const US_TO_MS = 0.001;
 
