@@ -84,6 +84,8 @@ export async function openFile(browser: Browser, url: string): Promise<OpenedPag
 }
 
 export interface HtmlPage extends OpenedPage {
+  /** The file:// URL the page was opened from. */
+  url: string;
   /** Closes the browser and removes the page's folder. */
   close(): Promise<void>;
 }
@@ -98,9 +100,11 @@ export async function openHtml(html: string, prefix: string): Promise<HtmlPage> 
   const file = join(dir, 'page.html');
   writeFileSync(file, html);
   const browser = await launchChromium();
-  const opened = await openFile(browser, pathToFileURL(file).href);
+  const url = pathToFileURL(file).href;
+  const opened = await openFile(browser, url);
   return {
     ...opened,
+    url,
     close: async () => {
       await browser.close();
       rmSync(dir, { recursive: true, force: true });

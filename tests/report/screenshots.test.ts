@@ -7,16 +7,14 @@
  * first forecast minute, and that the chart is on screen after a time link was followed.
  * Set REPORT_SCREENSHOTS=DIR to keep the screenshots for a look.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '#shared/report/html.ts';
 import { colorOf } from '#shared/report/payload.ts';
 import { formatMinute, minuteRuns } from '#shared/report/time.ts';
-import { chromiumGate, launchChromium } from './chromium.ts';
+import { chromiumGate, type HtmlPage, openHtml } from './chromium.ts';
 import { syntheticResult } from './fixture.ts';
 import { blueTinted, countPixels, expectedSpans, type Match, near, runsAlong } from './pixels.ts';
 import { decodePng, type Image } from './png.ts';
@@ -58,12 +56,8 @@ if (gate.mustFail) {
 }
 
 describe.skipIf(!gate.available)('the HTML report on screenshots in headless Chromium', () => {
-  let browser: Browser;
+  let opened: HtmlPage;
   let page: Page;
-  let dir: string;
-  let url: string;
-  const requests: string[] = [];
-  const errors: string[] = [];
   const keep = process.env.REPORT_SCREENSHOTS;
   const result = syntheticResult({
     minutes: MINUTES,
@@ -130,24 +124,13 @@ describe.skipIf(!gate.available)('the HTML report on screenshots in headless Chr
 
   beforeAll(async () => {
     if (keep) mkdirSync(keep, { recursive: true });
-    dir = mkdtempSync(join(tmpdir(), 'governor-report-shots-'));
-    const file = join(dir, 'report.html');
-    writeFileSync(file, renderHtmlReport(result));
-    url = pathToFileURL(file).href;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-    await page.goto(url);
+    opened = await openHtml(renderHtmlReport(result), 'governor-report-shots-');
+    page = opened.page;
     await page.waitForSelector('html[data-report="ready"]', { timeout: 10_000 });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   it('opens on the busiest day with governor and AWS target tracking drawn and the other policies not', async () => {
@@ -291,7 +274,7 @@ describe.skipIf(!gate.available)('the HTML report on screenshots in headless Chr
   });
 
   it('fetches nothing besides the report file and logs no errors', () => {
-    expect(requests).toEqual([url]);
-    expect(errors).toEqual([]);
+    expect(opened.requests).toEqual([opened.url]);
+    expect(opened.errors).toEqual([]);
   });
 });
