@@ -19,6 +19,10 @@ const MODIFIER: Partial<Record<MixReasonCode, (p: MixPolicy) => string>> = {
     `capped by the budget of ${usd(p.mix.maxUsdPerHour ?? 0)} (never below the committed base or minCapacity)`,
   OnDemandOnly: () => 'on-demand only (no spot allowed, or no pool within spot.maxInterruption)',
   SpotNotCheaper: () => 'on-demand only: spot with its loss cover costs more',
+  PoolUnavailable: (p) =>
+    `spot kept out of pools whose spot launches failed for lack of capacity in the last ${p.mix.interruptions.poolUnavailableMinutes} min`,
+  SpotBreakerOpen: (p) =>
+    `on-demand only: the spot breaker is open (more than ${p.mix.interruptions.breaker.reclaimedPercent} % of the spot fleet reclaimed within ${p.mix.interruptions.breaker.windowMinutes} min)`,
 };
 
 function primary(
@@ -37,6 +41,8 @@ function primary(
       return `Planned ${held}`;
     case 'LossCoverRestored':
       return `Planned ${held} at once: the held plan no longer served the p90 forecast after losing its largest spot pool`;
+    case 'AvailabilityShift':
+      return `Planned ${held} at once: the held plan ran spot that cannot be had now`;
     case 'WithinDeadBand':
       return `Kept ${held}: the wanted ${w} is within the ${p.mix.damping.deadBandPercent} % dead band`;
     case 'DwellHold':

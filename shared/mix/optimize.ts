@@ -11,20 +11,31 @@
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
-import type { MixDemand, MixPlan, MixPolicy, MixReasonCode } from './types.ts';
+import {
+  ALL_SPOT_AVAILABLE,
+  type MixDemand,
+  type MixPlan,
+  type MixPolicy,
+  type MixReasonCode,
+  type SpotAvailability,
+} from './types.ts';
 
 /** The smallest capacity the plan may have: the committed base and minCapacity (never above max). */
 export const mixFloor = (p: MixPolicy): number =>
   Math.min(p.maxCapacity, Math.max(p.minCapacity, p.mix.committed.instances));
 
-/** Pools spot may go to, committed type first (it is always listed), then cheapest spot first. */
-export function spotPools(p: MixPolicy): CapacityPool[] {
+/**
+ * Pools spot may go to, committed type first (it is always listed), then cheapest spot first.
+ * None while the breaker is open; never a pool whose spot capacity ran out lately.
+ */
+export function spotPools(p: MixPolicy, availability: SpotAvailability = ALL_SPOT_AVAILABLE): CapacityPool[] {
   const spot = p.mix.spot;
-  if (!spot) return [];
+  if (!spot || availability.breakerOpen) return [];
   const committed = p.mix.committed.instanceType;
   return p.mix.pools
     .filter(
       (x) =>
+        !availability.unavailablePools.includes(x.instanceType) &&
         x.spotUsdPerHour !== undefined &&
         x.interruption !== undefined &&
         bandRank(x.interruption) <= bandRank(spot.maxInterruption),
@@ -120,15 +131,27 @@ function capacityFor(p: MixPolicy, d: MixDemand, s: number, j: number): number {
   );
 }
 
+/** Why spot is narrower than the policy allows: the breaker, or pools out of capacity. */
+function availabilityModifiers(p: MixPolicy, availability: SpotAvailability): MixReasonCode[] {
+  if (!p.mix.spot) return [];
+  if (availability.breakerOpen) return ['SpotBreakerOpen'];
+  const listed = p.mix.pools.some((x) => availability.unavailablePools.includes(x.instanceType));
+  return listed ? ['PoolUnavailable'] : [];
+}
+
 /** The cheapest plan serving `d` within maxCapacity, before the budget. Ties keep more on-demand. */
-export function cheapestPlan(p: MixPolicy, d: MixDemand): MixPlan {
+export function cheapestPlan(
+  p: MixPolicy,
+  d: MixDemand,
+  availability: SpotAvailability = ALL_SPOT_AVAILABLE,
+): MixPlan {
   const floor = mixFloor(p);
   const need = Math.max(floor, d.p90Peak);
-  const modifiers: MixReasonCode[] = [];
+  const modifiers: MixReasonCode[] = availabilityModifiers(p, availability);
   if (floor > d.p90Peak) modifiers.push('FloorHeld');
   if (need > p.maxCapacity) modifiers.push('ClampedToMax');
   let best = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers);
-  const pools = spotPools(p);
+  const pools = spotPools(p, availability);
   for (let j = 1; j <= pools.length; j++) {
     for (let s = 1; ; s++) {
       const capacity = capacityFor(p, d, s, j);
@@ -146,21 +169,25 @@ export function cheapestPlan(p: MixPolicy, d: MixDemand): MixPlan {
  * instance at a time until a plan fits; when none above the floor fits, the all-on-demand plan at
  * the floor (the committed base or minCapacity: never less). Reason BudgetCapped either way.
  */
-export function plannedMix(p: MixPolicy, d: MixDemand): MixPlan {
-  return { ...withinBudget(p, d), sizedFor: d.p90LossCover };
+export function plannedMix(
+  p: MixPolicy,
+  d: MixDemand,
+  availability: SpotAvailability = ALL_SPOT_AVAILABLE,
+): MixPlan {
+  return { ...withinBudget(p, d, availability), sizedFor: d.p90LossCover };
 }
 
-function withinBudget(p: MixPolicy, d: MixDemand): MixPlan {
-  const plan = cheapestPlan(p, d);
+function withinBudget(p: MixPolicy, d: MixDemand, availability: SpotAvailability): MixPlan {
+  const plan = cheapestPlan(p, d, availability);
   const budget = p.mix.maxUsdPerHour;
   if (budget === undefined || plan.usdPerHour <= budget + 1e-9) return plan;
   const floor = mixFloor(p);
   for (let served = Math.min(d.p90LossCover, p.maxCapacity) - 1; served > floor; served--) {
-    const capped = cheapestPlan(p, {
-      ...d,
-      p90Peak: Math.min(d.p90Peak, served),
-      p90LossCover: Math.min(d.p90LossCover, served),
-    });
+    const capped = cheapestPlan(
+      p,
+      { ...d, p90Peak: Math.min(d.p90Peak, served), p90LossCover: Math.min(d.p90LossCover, served) },
+      availability,
+    );
     if (capped.usdPerHour <= budget + 1e-9) return { ...capped, shapedBy: ['BudgetCapped'] };
   }
   return onDemandOnly(p, floor, ['BudgetCapped']);

@@ -7,9 +7,11 @@
  *    the held plan was sized for (at least 1 instance) changes nothing;
  *  - dwell: a plan outside the band must be wanted for damping.dwellMinutes without a break;
  *  - change rate: at most one change per damping.minHoursBetweenChanges.
- * One exemption: when the held plan no longer serves the forecast (its capacity below the p90
- * peak or the floor, or below the loss cover after losing its largest spot pool) and the wanted
- * plan covers more, it is applied at once (LossCoverRestored), as panic scales out at once.
+ * Two exemptions, applied at once as panic scales out at once: when the held plan no longer
+ * serves the forecast (its capacity below the p90 peak or the floor, or below the loss cover
+ * after losing its largest spot pool) and the wanted plan covers more (LossCoverRestored); and
+ * when the held plan has spot where there is none to be had, in a pool out of capacity or with
+ * the breaker open (AvailabilityShift).
  *
  * Invariants (tests/mix/properties.test.ts): capacity >= the committed base and minCapacity;
  * spot <= spot.maxPercent of capacity; capacity - largest spot pool >= the p90 loss cover unless
@@ -17,14 +19,16 @@
  */
 import { describeMix } from './message.ts';
 import { mixFloor, plannedMix } from './optimize.ts';
-import type {
-  MixDemand,
-  MixInputs,
-  MixPlan,
-  MixPolicy,
-  MixReasonCode,
-  MixState,
-  MixStepResult,
+import {
+  ALL_SPOT_AVAILABLE,
+  type MixDemand,
+  type MixInputs,
+  type MixPlan,
+  type MixPolicy,
+  type MixReasonCode,
+  type MixState,
+  type MixStepResult,
+  type SpotAvailability,
 } from './types.ts';
 
 const MINUTE = 60_000;
@@ -73,6 +77,13 @@ function withinDeadBand(held: MixPlan, d: MixDemand, p: MixPolicy): boolean {
   return Math.abs(d.p90LossCover - held.sizedFor) <= band;
 }
 
+/** The held plan runs spot that cannot be had: the breaker is open, or one of its pools ran dry. */
+function spotGone(held: MixPlan, a: SpotAvailability): boolean {
+  if (held.spot === 0) return false;
+  if (a.breakerOpen) return true;
+  return a.unavailablePools.some((type) => (held.spotByPool[type] ?? 0) > 0);
+}
+
 interface Outcome {
   reason: MixReasonCode;
   state: MixState;
@@ -86,6 +97,7 @@ function damp(
   d: MixDemand,
   p: MixPolicy,
   now: number,
+  availability: SpotAvailability,
 ): Outcome {
   const apply = (reason: MixReasonCode): Outcome => ({
     reason,
@@ -97,6 +109,7 @@ function damp(
     changed: false,
     state: { ...state, pendingSince },
   });
+  if (spotGone(held, availability)) return apply('AvailabilityShift');
   if (uncovered(held, d, p) && afterLoss(wanted) > afterLoss(held)) return apply('LossCoverRestored');
   if (withinDeadBand(held, d, p)) return hold('WithinDeadBand', null);
   const since = state.pendingSince ?? now;
@@ -127,7 +140,8 @@ export function stepMix(state: MixState, inputs: MixInputs, policy: MixPolicy, n
   };
   // Cannot decide: keep what is in force (the dwell clock stops, it does not run on no data).
   if (demand === null) return finish('ForecastMissing', { ...state, pendingSince: null }, null, false);
-  const wanted = plannedMix(policy, demand);
+  const availability = inputs.availability ?? ALL_SPOT_AVAILABLE;
+  const wanted = plannedMix(policy, demand, availability);
   const held = state.plan;
   if (held === null)
     return finish(
@@ -136,6 +150,6 @@ export function stepMix(state: MixState, inputs: MixInputs, policy: MixPolicy, n
       wanted,
       true,
     );
-  const out = damp(state, held, wanted, demand, policy, now);
+  const out = damp(state, held, wanted, demand, policy, now, availability);
   return finish(out.reason, out.state, wanted, out.changed);
 }

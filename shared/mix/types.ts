@@ -15,9 +15,24 @@ export interface ForecastPoint {
   p90: number;
 }
 
+/**
+ * What the interruption handler (shared/interruptions/) learned about spot: pools whose spot
+ * launches failed for lack of capacity, and the breaker. The planner plans around them at once.
+ */
+export interface SpotAvailability {
+  /** Instance types left out of spot: a spot launch in them failed for lack of capacity lately. */
+  unavailablePools: readonly string[];
+  /** Too much of the spot fleet was reclaimed at once: on-demand only until it closes. */
+  breakerOpen: boolean;
+}
+
+export const ALL_SPOT_AVAILABLE: SpotAvailability = { unavailablePools: [], breakerOpen: false };
+
 export interface MixInputs {
   /** The latest forecast, or null when there is none (the plan is then held). */
   forecast: { points: ForecastPoint[] } | null;
+  /** Spot pools out of reach and the breaker; absent: every pool available. */
+  availability?: SpotAvailability;
 }
 
 /** The parts of a target's policy the planner reads. */
@@ -46,12 +61,15 @@ export const MIX_REASON_CODES = [
   'DwellHold',
   'ChangeRateHold',
   'ForecastMissing',
+  'AvailabilityShift',
   // Modifiers: what shaped the wanted plan.
   'FloorHeld',
   'ClampedToMax',
   'BudgetCapped',
   'OnDemandOnly',
   'SpotNotCheaper',
+  'PoolUnavailable',
+  'SpotBreakerOpen',
 ] as const;
 export type MixReasonCode = (typeof MIX_REASON_CODES)[number];
 

@@ -102,6 +102,53 @@ export const MixDampingSchema = z
   })
   .strict();
 
+export const SpotBreakerSchema = z
+  .object({
+    reclaimedPercent: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(20)
+      .describe(
+        'Opens when more than this percent of the spot fleet (the plan in force) gets interruption warnings within windowMinutes.',
+      ),
+    windowMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(120)
+      .default(10)
+      .describe('The window interruption warnings are counted over.'),
+    openMinutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(1440)
+      .default(60)
+      .describe(
+        'Minutes the target stays all on-demand once the breaker opened; then spot comes back through the damping of the planner.',
+      ),
+  })
+  .strict();
+
+export const InterruptionHandlingSchema = z
+  .object({
+    poolUnavailableMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1440)
+      .default(30)
+      .describe(
+        'Minutes a spot pool is left out of the plan after a spot launch in it failed for lack of capacity (its share goes to on-demand).',
+      ),
+    breaker: SpotBreakerSchema.default(SpotBreakerSchema.parse({})).describe(
+      'Moves the target to on-demand, and alarms, when too much of its spot fleet is reclaimed at once.',
+    ),
+  })
+  .strict();
+
 export const CapacityMixSchema = z
   .object({
     pools: z
@@ -137,9 +184,13 @@ export const CapacityMixSchema = z
         'Budget: the planned fleet costs at most this, USD per hour, except that the plan never goes below the committed base or minCapacity.',
       ),
     damping: MixDampingSchema.default(MixDampingSchema.parse({})),
+    interruptions: InterruptionHandlingSchema.default(InterruptionHandlingSchema.parse({})).describe(
+      'How spot interruptions and spot capacity shortages are handled (docs/interruptions.md).',
+    ),
   })
   .strict();
 
 export type CapacityPool = z.infer<typeof CapacityPoolSchema>;
 export type CapacityMix = z.infer<typeof CapacityMixSchema>;
 export type CapacityMixInput = z.input<typeof CapacityMixSchema>;
+export type InterruptionHandling = z.infer<typeof InterruptionHandlingSchema>;

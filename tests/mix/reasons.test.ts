@@ -74,6 +74,42 @@ const CASES: { case: string; code: MixReasonCode; result: () => MixStepResult }[
         }),
       ),
   },
+  {
+    case: 'a pool whose spot ran out takes the held plan off it at once',
+    code: 'AvailabilityShift',
+    result: () =>
+      stepMix(
+        first(10).state,
+        {
+          forecast: flat(at(10), 10),
+          availability: { unavailablePools: ['g6.2xlarge'], breakerOpen: false },
+        },
+        mixPolicy(),
+        at(10),
+      ),
+  },
+  {
+    case: 'a pool whose spot ran out gets no spot',
+    code: 'PoolUnavailable',
+    result: () =>
+      stepMix(
+        initialMixState(),
+        { forecast: flat(at(0), 10), availability: { unavailablePools: ['g6.2xlarge'], breakerOpen: false } },
+        mixPolicy(),
+        at(0),
+      ),
+  },
+  {
+    case: 'the open breaker plans on-demand only',
+    code: 'SpotBreakerOpen',
+    result: () =>
+      stepMix(
+        first(10).state,
+        { forecast: flat(at(10), 10), availability: { unavailablePools: [], breakerOpen: true } },
+        mixPolicy(),
+        at(10),
+      ),
+  },
 ];
 
 describe('reason codes', () => {
@@ -81,6 +117,17 @@ describe('reason codes', () => {
     const r = result();
     expect(r.decision.reasons).toContain(code);
     expect(r.decision.message).toMatch(/\.$/);
+  });
+
+  it('a shift for availability leaves the dry pool without spot, or every pool with the breaker open', () => {
+    const held = first(10);
+    expect(held.plan?.spotByPool['g6.2xlarge']).toBeGreaterThan(0);
+    const dry = CASES.find((c) => c.code === 'AvailabilityShift')!.result();
+    expect(dry.decision.changed).toBe(true);
+    expect(dry.plan?.spotByPool['g6.2xlarge'] ?? 0).toBe(0);
+    const open = CASES.find((c) => c.code === 'SpotBreakerOpen')!.result();
+    expect(open.decision.reasons[0]).toBe('AvailabilityShift');
+    expect(open.plan?.spot).toBe(0);
   });
 
   it('every reason code has a case', () => {
