@@ -1,0 +1,57 @@
+/**
+ * What the shell needs from a plan between two planner runs, pure:
+ *  - replanFor(): the plan in force re-made for new spot availability (a pool ran dry, the
+ *    breaker opened), on the demand it was sized for, so the interruption handler can shift a
+ *    group at once without a forecast;
+ *  - affordableCapacity(): the largest capacity the budget pays for when the group grows past
+ *    the plan the way its MixedInstancesPolicy grows it: the capacity engine's ceiling.
+ */
+import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
+import { mixFloor, plannedMix, spotPools } from './optimize.ts';
+import type { MixPlan, MixPolicy, SpotAvailability } from './types.ts';
+
+/** The held plan re-planned for `availability` on the demand it was sized for (budget and floor kept). */
+export function replanFor(policy: MixPolicy, held: MixPlan, availability: SpotAvailability): MixPlan {
+  const cover = held.sizedFor;
+  return plannedMix(
+    policy,
+    { p90Peak: Math.min(cover, held.capacity), p90LossCover: cover, p50Mean: 0 },
+    availability,
+  );
+}
+
+/**
+ * USD per hour of one instance added above the plan: on-demand for the on-demand percentage
+ * above base, spot for the rest at the mean spot price of the pools it lists (price-capacity-
+ * optimized spreads it; the mean is the even-spread assumption of docs/capacity-mix.md).
+ */
+export function marginalUsdPerHour(policy: MixPolicy, plan: MixPlan): number {
+  const overrides = plan.mixedInstancesPolicy.overrides;
+  const listed = new Set(overrides.map((o) => o.instanceType));
+  // On-demand launches the first override (prioritized): the committed type, else the cheapest.
+  const first = policy.mix.pools.find((x) => x.instanceType === overrides[0]?.instanceType);
+  const onDemand = (first ?? policy.mix.pools[0]!).onDemandUsdPerHour;
+  const share = plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity / 100;
+  const spot = spotPools(policy).filter((x) => listed.has(x.instanceType));
+  const spotPrice =
+    spot.length > 0 ? spot.reduce((s, x) => s + (x.spotUsdPerHour ?? 0), 0) / spot.length : onDemand;
+  return share * onDemand + (1 - share) * spotPrice;
+}
+
+/**
+ * The largest capacity within maxUsdPerHour when the group grows or shrinks from the plan at
+ * the marginal price, never below the floor (the committed base and minCapacity) nor above
+ * maxCapacity; null when there is no budget. At the plan's own capacity the cost is the plan's
+ * usdPerHour (committed base included), so a plan within budget is always affordable.
+ */
+export function affordableCapacity(policy: MixPolicy, plan: MixPlan): number | null {
+  const budget = policy.mix.maxUsdPerHour;
+  if (budget === undefined) return null;
+  const floor = mixFloor(policy);
+  const each = marginalUsdPerHour(policy, plan);
+  const committed = committedUsdPerHour(policy.mix);
+  const extra = Math.floor((budget - plan.usdPerHour) / each + 1e-9);
+  // Below the plan each removed instance saves `each`, but never the committed base's price.
+  const byBudget = budget >= committed ? plan.capacity + extra : floor;
+  return Math.min(policy.maxCapacity, Math.max(floor, byBudget));
+}
