@@ -1,0 +1,89 @@
+/**
+ * What the interruption handler keeps per target between batches (the SPOT item,
+ * shared/aws/spot-store.ts), and what the mix planner reads of it: availabilityAt(). Times are
+ * epoch milliseconds; every window is measured from the `now` passed in.
+ */
+import * as z from 'zod';
+import type { SpotAvailability } from '../mix/types.ts';
+
+/**
+ * How long an instance is remembered as handled: a day. A warned spot instance is gone two
+ * minutes after its warning and a retired one by its retirement date, and SQS redelivers within
+ * the visibility timeout, so a duplicate a day late is one the lookup (DescribeAutoScaling-
+ * Instances) no longer finds in the group: it is ignored there instead. At 500 instances a
+ * storm the map is about 20 KB of the 400 KB an item may hold.
+ */
+export const HANDLED_RETENTION_MS = 24 * 60 * 60_000;
+
+const Ms = z.number().int().min(0);
+
+export const SpotStateSchema = z
+  .object({
+    version: z.literal(1),
+    /** Instance id -> when its replacement was asked for (DetachInstances succeeded, or shadow). */
+    handled: z.record(z.string(), Ms),
+    /** Instance id -> when its interruption warning was given, within the breaker window. */
+    warnings: z.record(z.string(), Ms),
+    /** Instance type -> until when spot is not planned in it (a spot launch failed for lack of capacity). */
+    poolsUnavailableUntil: z.record(z.string(), Ms),
+    /** Until when no spot at all can be had (a shortage that named no type); null: none. */
+    spotUnavailableUntil: Ms.nullable(),
+    /** Until when the breaker holds the target on-demand; null: closed. */
+    breakerOpenUntil: Ms.nullable(),
+    /** When the breaker last opened (for the record and the sentence); null: never. */
+    breakerOpenedAt: Ms.nullable(),
+  })
+  .strict();
+export type SpotState = z.infer<typeof SpotStateSchema>;
+
+export const initialSpotState = (): SpotState => ({
+  version: 1,
+  handled: {},
+  warnings: {},
+  poolsUnavailableUntil: {},
+  spotUnavailableUntil: null,
+  breakerOpenUntil: null,
+  breakerOpenedAt: null,
+});
+
+const openAt = (until: number | null, now: number): boolean => until !== null && now < until;
+
+/**
+ * The mix planner's spot input at `now`. A shortage of spot as a whole is written into every
+ * pool of the policy when it is handled (handleSpotBatch), since the planner knows pools, not
+ * "spot"; so only the pools and the breaker are read here. No state: every pool available.
+ */
+export function availabilityAt(spot: SpotState | null, now: number): SpotAvailability {
+  if (!spot) return { unavailablePools: [], breakerOpen: false };
+  return {
+    unavailablePools: Object.entries(spot.poolsUnavailableUntil)
+      .filter(([, until]) => now < until)
+      .map(([type]) => type)
+      .sort(),
+    breakerOpen: openAt(spot.breakerOpenUntil, now),
+  };
+}
+
+const keepWhere = (m: Record<string, number>, keep: (v: number) => boolean): Record<string, number> =>
+  Object.fromEntries(Object.entries(m).filter(([, v]) => keep(v)));
+
+/**
+ * Forgets what no longer matters at `now`: handled instances after HANDLED_RETENTION_MS,
+ * warnings older than the breaker window, pools and windows that have reopened.
+ */
+export function pruneSpotState(s: SpotState, now: number, windowMs: number): SpotState {
+  return {
+    ...s,
+    handled: keepWhere(s.handled, (at) => now - at < HANDLED_RETENTION_MS),
+    warnings: keepWhere(s.warnings, (at) => now - at < windowMs),
+    poolsUnavailableUntil: keepWhere(s.poolsUnavailableUntil, (until) => now < until),
+    spotUnavailableUntil: openAt(s.spotUnavailableUntil, now) ? s.spotUnavailableUntil : null,
+    breakerOpenUntil: openAt(s.breakerOpenUntil, now) ? s.breakerOpenUntil : null,
+  };
+}
+
+/** The state with `instanceIds` no longer handled: their replacement call failed, so a redelivery acts. */
+export function unmarkHandled(s: SpotState, instanceIds: readonly string[]): SpotState {
+  const drop = new Set(instanceIds);
+  return { ...s, handled: Object.fromEntries(Object.entries(s.handled).filter(([id]) => !drop.has(id))) };
+}
