@@ -157,6 +157,31 @@ export function versionedItemStore<T>(
   };
 }
 
+/**
+ * A store's port with its payload under its own name ({ state, version }, { spot, version }):
+ * the one wrapping both the PLAN and the SPOT ports use.
+ */
+export function namedPort<T, S>(
+  store: VersionedItemStore<T>,
+  wrap: (x: { value: T; version: number }) => S,
+): {
+  get(id: string): Promise<S | null>;
+  getMany(ids: string[]): Promise<Map<string, S>>;
+  put(id: string, value: T, expectedVersion: number): Promise<'written' | 'conflict'>;
+} {
+  return {
+    async get(id) {
+      const x = await store.get(id);
+      return x ? wrap(x) : null;
+    },
+    async getMany(ids) {
+      const all = await store.getMany(ids);
+      return new Map([...all].map(([id, x]) => [id, wrap(x)]));
+    },
+    put: (id, value, expectedVersion) => store.put(id, value, expectedVersion),
+  };
+}
+
 export function dynamoMixStore(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -168,19 +193,5 @@ export function dynamoMixStore(
     { prefix: mixPk(''), sk: MIX_SK, attribute: 'state', schema: MixStateSchema },
     clock,
   );
-  const stored = (x: { value: MixState; version: number }): StoredMix => ({
-    state: x.value,
-    version: x.version,
-  });
-  return {
-    async get(targetId) {
-      const x = await store.get(targetId);
-      return x ? stored(x) : null;
-    },
-    async getMany(targetIds) {
-      const all = await store.getMany(targetIds);
-      return new Map([...all].map(([id, x]) => [id, stored(x)]));
-    },
-    put: (targetId, state, expectedVersion) => store.put(targetId, state, expectedVersion),
-  };
+  return namedPort(store, (x): StoredMix => ({ state: x.value, version: x.version }));
 }

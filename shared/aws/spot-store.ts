@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type SpotState, SpotStateSchema } from '../interruptions/state.ts';
-import { mixPk, versionedItemStore } from './mix-store.ts';
+import { mixPk, namedPort, versionedItemStore } from './mix-store.ts';
 
 export const SPOT_SK = 'SPOT';
 
@@ -35,19 +35,5 @@ export function dynamoSpotStore(
     { prefix: mixPk(''), sk: SPOT_SK, attribute: 'spot', schema: SpotStateSchema },
     clock,
   );
-  const stored = (x: { value: SpotState; version: number }): StoredSpot => ({
-    spot: x.value,
-    version: x.version,
-  });
-  return {
-    async get(targetId) {
-      const x = await store.get(targetId);
-      return x ? stored(x) : null;
-    },
-    async getMany(targetIds) {
-      const all = await store.getMany(targetIds);
-      return new Map([...all].map(([id, x]) => [id, stored(x)]));
-    },
-    put: (targetId, spot, expectedVersion) => store.put(targetId, spot, expectedVersion),
-  };
+  return namedPort(store, (x): StoredSpot => ({ spot: x.value, version: x.version }));
 }
