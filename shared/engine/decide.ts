@@ -4,7 +4,8 @@
  *
  * Order of steps: assess signals -> count breaches (hysteresis) -> panic -> raw
  * recommendation -> breach counts, breach peak, cooldowns and stabilization -> forecast floor ->
- * step limits -> min/max clamp. Each step that changes or holds the result leaves a reason.
+ * budget ceiling -> mix plan and failover floors -> step limits -> min/max clamp. Each step that
+ * changes or holds the result leaves a reason.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
@@ -209,13 +210,19 @@ export function decide(
     ...(snapshot.forecastFloor ? { floorKind: snapshot.forecastFloor.kind ?? 'forecast' } : {}),
     ...(snapshot.forecastFloor?.fallback ? { floorFallback: snapshot.forecastFloor.fallback } : {}),
     ...(snapshot.failoverFloor ? { failoverFloor: snapshot.failoverFloor } : {}),
+    ...(snapshot.mixFloor ? { mixFloor: snapshot.mixFloor } : {}),
+    ...(snapshot.budgetCeiling ? { budgetCeiling: snapshot.budgetCeiling } : {}),
   };
   decision.message = describeDecision(decision, policy);
   const outcome = { now, current, desired, action, panicUntil: panic.until, window };
   return { decision, state: advanceState(state, streaks, outcome) };
 }
 
-/** Forecast floor, failover floor, step limits, then min/max: each leaves its reason when it acts. */
+/**
+ * Forecast floor, budget ceiling, mix plan floor, failover floor, step limits, then min/max: each
+ * leaves its reason when it acts. Without a budgetCeiling and a mixFloor the result is what it was
+ * before they existed (tests/engine/ceiling.test.ts).
+ */
 function applyLimits(
   policy: TargetPolicy,
   snapshot: SignalSnapshot,
@@ -231,6 +238,24 @@ function applyLimits(
     if (snapshot.forecastFloor?.fallback) reasons.push('ForecastFallback');
     const lead = snapshot.leadTime;
     if (lead && lead.minutes > lead.configuredMinutes) reasons.push('LeadTimeMeasured');
+  }
+  // The budget caps scale-out (signals and the forecast floor), never below where the target is:
+  // money stops growth, it does not take serving instances away. Worked example: current 8,
+  // signals ask 14, the budget pays for 11 -> 11, BudgetCapped; current 12, ceiling 11 -> 12.
+  // A ceiling at or above maxCapacity does not bind: the max clamp below names the limit.
+  const ceiling = snapshot.budgetCeiling?.capacity;
+  if (ceiling !== undefined && Number.isFinite(ceiling) && ceiling < policy.scaling.maxCapacity) {
+    const cap = Math.max(current, Math.floor(ceiling));
+    if (desired > cap) {
+      desired = cap;
+      reasons.push('BudgetCapped');
+    }
+  }
+  // The floors below win over the ceiling: capacity already planned is not given up for money.
+  const planned = snapshot.mixFloor?.capacity;
+  if (planned !== undefined && Number.isFinite(planned) && planned > desired) {
+    desired = Math.ceil(planned);
+    reasons.push('MixPlanFloor');
   }
   // A failover group's floor: the standby's own scale-in must not undo a prescale or the warm floor.
   const held = snapshot.failoverFloor?.capacity;

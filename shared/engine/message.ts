@@ -96,6 +96,12 @@ const CLAUSES: Record<ReasonCode, Clause> = {
         ? `failover group ${d.failoverFloor.groupId} is steady: the standby keeps its warm floor of ${plural(d.failoverFloor.capacity, 'instance')}`
         : `failover group ${d.failoverFloor.groupId} is ${d.failoverFloor.phase}: the standby holds the ${plural(d.failoverFloor.capacity, 'instance')} the traffic move needs`
       : 'a failover group needs at least this much',
+  MixPlanFloor: (d) =>
+    `the capacity mix plan in force is sized for ${plural(d.mixFloor?.capacity ?? 0, 'instance')}, enough to serve the p90 forecast after losing its largest spot pool`,
+  BudgetCapped: (d) =>
+    d.budgetCeiling
+      ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`
+      : 'the budget stops scale-out here: the SLO is at risk for money',
   LeadTimeMeasured: (d) =>
     d.leadTime
       ? `planned over the measured ${d.leadTime.minutes}-minute lead time (p90 of ${plural(d.leadTime.samples, 'scale-out')}), above the configured ${d.leadTime.configuredMinutes}`

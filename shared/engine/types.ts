@@ -27,6 +27,17 @@ export interface FailoverFloor {
   phase: string;
 }
 
+/** The plan in force of a target's capacity mix: the instances it is sized for. */
+export interface MixFloor {
+  capacity: number;
+}
+
+/** The budget's ceiling: the most instances maxUsdPerHour pays for. */
+export interface BudgetCeiling {
+  capacity: number;
+  maxUsdPerHour: number;
+}
+
 export type ActivationMetric = 'queueDepth' | 'invocations' | 'concurrency';
 
 export interface SignalSnapshot {
@@ -61,6 +72,20 @@ export interface SignalSnapshot {
    * traffic moves or has moved. Its own scale-in never goes below it.
    */
   failoverFloor?: FailoverFloor;
+  /**
+   * The capacity mix plan in force (shared/mix/, stored by the mix function): its capacity is
+   * sized so that losing the largest spot pool still serves the p90 forecast. A floor, like the
+   * failover floor: it wins over the budget ceiling.
+   */
+  mixFloor?: MixFloor;
+  /**
+   * The most the target's budget (capacityMix.maxUsdPerHour) pays for, grown from the plan in
+   * force the way its MixedInstancesPolicy grows (shared/mix/shift.ts affordableCapacity). It caps
+   * scale-out only (what signals and the forecast floor ask for); it never causes a scale-in, and
+   * the mix and failover floors and minCapacity win over it. Absent: no ceiling, and decide()
+   * is what it was before ceilings existed (tests/engine/ceiling.test.ts).
+   */
+  budgetCeiling?: BudgetCeiling;
   /**
    * Measured noise of demand around its level, in the policy's request units (Var = a x level +
    * b x level^2, shared/forecast/noise-model.ts): widens the invocationsPerInstance band.
@@ -97,6 +122,8 @@ export const REASON_CODES = [
   'LeadTimeMeasured',
   'ForecastFallback',
   'FailoverFloor',
+  'MixPlanFloor',
+  'BudgetCapped',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -141,6 +168,10 @@ export interface Decision {
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
   /** The failover floor, when one was given (see SignalSnapshot.failoverFloor). */
   failoverFloor?: FailoverFloor;
+  /** The capacity mix plan's floor, when one was given (see SignalSnapshot.mixFloor). */
+  mixFloor?: MixFloor;
+  /** The budget's ceiling, when one was given (see SignalSnapshot.budgetCeiling). */
+  budgetCeiling?: BudgetCeiling;
 }
 
 /** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */

@@ -95,6 +95,8 @@ export interface SnapshotSpec {
   leadTime?: SignalSnapshot['leadTime'];
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
+  mixFloor?: SignalSnapshot['mixFloor'];
+  budgetCeiling?: SignalSnapshot['budgetCeiling'];
 }
 
 export function snapshot(spec: SnapshotSpec): SignalSnapshot {
@@ -124,6 +126,8 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
   if (spec.leadTime) snap.leadTime = spec.leadTime;
   if (spec.noise) snap.noise = spec.noise;
   if (spec.failoverFloor) snap.failoverFloor = spec.failoverFloor;
+  if (spec.mixFloor) snap.mixFloor = spec.mixFloor;
+  if (spec.budgetCeiling) snap.budgetCeiling = spec.budgetCeiling;
   return snap;
 }
 
@@ -142,6 +146,8 @@ export interface Tick {
   leadTime?: SignalSnapshot['leadTime'];
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
+  mixFloor?: SignalSnapshot['mixFloor'];
+  budgetCeiling?: SignalSnapshot['budgetCeiling'];
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];
 }

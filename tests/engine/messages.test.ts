@@ -242,6 +242,24 @@ const SCENARIOS: Scenario[] = [
       'Hold at 3 instances: every signal has been below its band for 1 period; failover group chat is steady: the standby keeps its warm floor of 3 instances.',
   },
   {
+    case: 'the capacity mix plan in force holds capacity up and says what it is sized for',
+    policy: three(),
+    start: 12,
+    ticks: one(v(50, 30), { mixFloor: { capacity: 12 } }),
+    reasons: ['ScaleInBreach', 'MixPlanFloor'],
+    message:
+      'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix plan in force is sized for 12 instances, enough to serve the p90 forecast after losing its largest spot pool.',
+  },
+  {
+    case: 'the budget stops a scale-out and says the SLO is at risk for money',
+    policy: three(),
+    start: 10,
+    ticks: one(v(150), { budgetCeiling: { capacity: 12, maxUsdPerHour: 14.5 } }),
+    reasons: ['ScaleOutBreach', 'BudgetCapped'],
+    message:
+      'Scale out from 10 to 12 instances: invocationsPerInstance at 150 is 1.50x its target of 100; the budget of 14.50 USD/h pays for 12 instances, so scale-out stops there: the SLO is at risk for money.',
+  },
+  {
     case: 'a level floor (no forecast yet) says where it came from',
     policy: three(),
     start: 10,
