@@ -3,12 +3,15 @@ import { boundNotes } from '../backtest/bounds.ts';
 import { OutageError, parseOutage } from '../backtest/failover/outage.ts';
 import { runFailoverBacktest } from '../backtest/failover/run.ts';
 import { formatFailoverTable, toFailoverJson } from '../backtest/failover/table.ts';
+import { DEFAULT_SPOT, runMixBacktest, type SpotOptions } from '../backtest/mix/run.ts';
+import { formatMixTable, toMixJson } from '../backtest/mix/table.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
 import { runBacktest } from '../backtest/run.ts';
 import { DEFAULT_SCENARIO, policySloMs, type ScenarioOptions } from '../backtest/scenario.ts';
 import { formatTable, toJsonReport } from '../backtest/table.ts';
 import { parseTrace, type Trace, TraceError } from '../backtest/trace.ts';
+import { INTERRUPTION_BANDS, type InterruptionBand } from '../policy/capacity-mix-schema.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { distinctOutputs, planOutput, readInput, writeOutput } from './files.ts';
@@ -36,6 +39,12 @@ export const OPTIONS = {
   'score-from': { type: 'string' },
   outage: { type: 'string' },
   'warm-floor': { type: 'string' },
+  spot: { type: 'boolean' },
+  'spot-price': { type: 'string' },
+  'interruption-band': { type: 'string' },
+  'interruption-scale': { type: 'string' },
+  committed: { type: 'string' },
+  'spot-seed': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;
@@ -228,8 +237,80 @@ async function outageCommand(values: Values, io: CliIo): Promise<number> {
   return EXIT.ok;
 }
 
+const SPOT_ONLY = [
+  'spot-price',
+  'interruption-band',
+  'interruption-scale',
+  'committed',
+  'spot-seed',
+] as const;
+
+function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
+  const band = values['interruption-band'];
+  if (band !== undefined && !INTERRUPTION_BANDS.includes(band as InterruptionBand))
+    throw new UsageError(
+      `--interruption-band must be one of ${INTERRUPTION_BANDS.join(' ')} (a Spot Instance Advisor band), got "${band}"`,
+    );
+  if (target.capacityMix) {
+    for (const flag of ['spot-price', 'committed'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(
+          `--${flag} applies to the reference mix only; ${target.id} has a capacityMix with its own prices and commitment: drop --${flag} or edit the policy`,
+        );
+    if (!target.capacityMix.spot)
+      throw new UsageError(
+        `--spot needs a target that may run spot; ${target.id}'s capacityMix has no spot section: add one, or pick another --target`,
+      );
+  }
+  const d = DEFAULT_SPOT;
+  return {
+    spotFraction: numberOption('spot-price', values['spot-price'], d.spotFraction, 0.01, 1),
+    band: (band as InterruptionBand | undefined) ?? null,
+    interruptionScale: numberOption(
+      'interruption-scale',
+      values['interruption-scale'],
+      d.interruptionScale,
+      0,
+    ),
+    committed: wholeOption('committed', values.committed, d.committed, 0),
+    seed: wholeOption('spot-seed', values['spot-seed'], d.seed, 0),
+  };
+}
+
+/** --spot: the capacity mix backtest (docs/capacity-mix.md, "The backtest"): a table and --json. */
+async function spotCommand(values: Values, io: CliIo): Promise<number> {
+  for (const flag of ['html', 'score-from', 'warm-pool', 'outage'] as const) {
+    if (values[flag] !== undefined)
+      throw new UsageError(
+        `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
+      );
+  }
+  const trace = await loadTrace(values.trace, io.cwd);
+  const target = await loadTarget(values, io.cwd);
+  const spot = spotOptions(values, target);
+  await planReports(values, io.cwd);
+  const options = scenarioOptions(values, target);
+  const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  let result: ReturnType<typeof runMixBacktest>;
+  try {
+    result = runMixBacktest({ trace, target, options, spot, onProgress: bar?.update });
+  } catch (error) {
+    if (error instanceof TraceError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+  io.stdout(formatMixTable(result));
+  if (values.json !== undefined)
+    await writeOutput(values.json, `${JSON.stringify(toMixJson(result), null, 2)}\n`, io, { flag: 'json' });
+  return EXIT.ok;
+}
+
 export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions({ args, options: OPTIONS, strict: true });
+  if (values.spot) return spotCommand(values, io);
+  for (const flag of SPOT_ONLY)
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --spot`);
   if (values.outage !== undefined) return outageCommand(values, io);
   if (values['warm-floor'] !== undefined)
     throw new UsageError('--warm-floor needs --outage REGION:START:DURATION');

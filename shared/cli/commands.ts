@@ -38,6 +38,15 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
                             DURATION minutes from START (a minute, peak or trough of the busiest
                             day); every failover strategy side by side (docs/failover.md)
   --warm-floor N            with --outage: the warm standby's floor (default: the policy's, >= 1)
+  --spot                    capacity mix instead: spot and on-demand under reclaim events, Governor
+                            with its mix planner against all on-demand, target tracking 70/30 and
+                            the oracle's cheapest mix (docs/capacity-mix.md)
+  --spot-price F            with --spot and no capacityMix: spot at F x on-demand (default 0.35)
+  --interruption-band B     with --spot: every pool's Spot Instance Advisor band, <5% 5-10% 10-15%
+                            15-20% >20% (default: the policy's, else >20%)
+  --interruption-scale X    with --spot: X times the bands' interruption rate (default 1)
+  --committed N             with --spot and no capacityMix: N committed instances (default 0)
+  --spot-seed N             with --spot: seed of the reclaim events (default 1)
   --json FILE               write the machine-readable result
   --html FILE               write the self-contained HTML report
   --help                    this text

@@ -4,7 +4,11 @@
  *    breaker opened), on the demand it was sized for, so the interruption handler can shift a
  *    group at once without a forecast;
  *  - affordableCapacity(): the largest capacity the budget pays for when the group grows past
- *    the plan the way its MixedInstancesPolicy grows it: the capacity engine's ceiling.
+ *    the plan the way its MixedInstancesPolicy grows it: the capacity engine's ceiling;
+ *  - lossCoverFloor(): the least capacity that, run under the plan's MixedInstancesPolicy,
+ *    still serves a demand after losing its largest spot pool: the capacity engine's floor.
+ *    Not the plan's own capacity, which is sized for the peak of the whole horizon: holding
+ *    that for hours costs more than spot saves (docs/capacity-mix.md, "The backtest").
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { mixFloor, plannedMix, spotPools } from './optimize.ts';
@@ -54,4 +58,29 @@ export function affordableCapacity(policy: MixPolicy, plan: MixPlan): number | n
   // Below the plan each removed instance saves `each`, but never the committed base's price.
   const byBudget = budget >= committed ? plan.capacity + extra : floor;
   return Math.min(policy.maxCapacity, Math.max(floor, byBudget));
+}
+
+/** Spot instances a group runs at capacity `d` under the plan's MixedInstancesPolicy. */
+export function spotAt(plan: MixPlan, d: number): number {
+  const { onDemandBaseCapacity: base, onDemandPercentageAboveBaseCapacity: pct } = plan.mixedInstancesPolicy;
+  if (plan.spot === 0 || d <= base) return 0;
+  const above = d - base;
+  return above - Math.ceil((above * pct) / 100);
+}
+
+/** The largest pool's spot at capacity `d`: spread evenly over the plan's spot pools. */
+export const largestPoolAt = (plan: MixPlan, d: number): number => {
+  const pools = Object.keys(plan.spotByPool).length;
+  return pools > 0 ? Math.ceil(spotAt(plan, d) / pools) : 0;
+};
+
+/**
+ * The least capacity d >= need whose loss of its largest spot pool leaves `need` serving, under
+ * the plan's MixedInstancesPolicy; at most maxCapacity (where one pool is too much to lose, the
+ * ceiling wins and the plan's own loss-cover rule no longer holds: see the planner's ClampedToMax).
+ */
+export function lossCoverFloor(policy: MixPolicy, plan: MixPlan, need: number): number {
+  const want = Math.max(0, Math.ceil(need - 1e-9));
+  for (let d = want; d < policy.maxCapacity; d++) if (d - largestPoolAt(plan, d) >= want) return d;
+  return policy.maxCapacity;
 }

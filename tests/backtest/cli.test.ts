@@ -196,3 +196,32 @@ describe('governor backtest: output', () => {
     );
   });
 });
+
+describe('backtest --spot', () => {
+  it('prints the mix table: Governor with the mix, all on-demand, target tracking 70/30 and the oracle', async () => {
+    const { code, out } = await backtest(['--trace', 'ok.csv', '--spot', '--interruption-scale', '3']);
+    expect(code).toBe(0);
+    for (const name of [
+      'governor + mix',
+      'governor, all on-demand',
+      'target tracking 70/30',
+      'oracle (cheapest mix)',
+    ])
+      expect(out).toContain(name);
+    expect(out).toContain('interruption rate x3, seed 1');
+  });
+
+  it.each([
+    [['--spot-price', '0.3'], '--spot-price needs --spot'],
+    [
+      ['--spot', '--interruption-band', '30%'],
+      '--interruption-band must be one of <5% 5-10% 10-15% 15-20% >20%',
+    ],
+    [['--spot', '--html', 'r.html'], '--html does not apply to --spot'],
+    [['--spot', '--spot-price', '2'], '--spot-price'],
+  ])('refuses %j in one line', async (args, message) => {
+    const { code, err } = await backtest(['--trace', 'ok.csv', ...args]);
+    expect(code).toBe(2);
+    expect(err.join('\n')).toContain(message);
+  });
+});

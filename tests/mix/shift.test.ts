@@ -3,7 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mixFloor } from '#shared/mix/optimize.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
-import { affordableCapacity, marginalUsdPerHour, replanFor } from '#shared/mix/shift.ts';
+import {
+  affordableCapacity,
+  largestPoolAt,
+  lossCoverFloor,
+  marginalUsdPerHour,
+  replanFor,
+  spotAt,
+} from '#shared/mix/shift.ts';
 import { at, flat, mixPolicy, POOLS, propertyRuns } from './harness.ts';
 
 const planFor = (p90: number, policy = mixPolicy()) =>
@@ -69,5 +76,39 @@ describe('affordableCapacity', () => {
     expect(plan.capacity).toBe(12);
     expect(marginalUsdPerHour(policy, plan)).toBeCloseTo(0.4 * 1.2 + 0.6 * ((0.48 + 0.4 + 0.72) / 3), 9);
     expect(affordableCapacity(policy, plan)).toBe(12 + Math.floor((12 - plan.usdPerHour) / 0.8)); // 15
+  });
+});
+
+describe('lossCoverFloor', () => {
+  it('is the least capacity that still serves the need after losing its largest spot pool', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 35 }),
+        fc.double({ min: 0, max: 30, noNaN: true }),
+        (p90, need) => {
+          const policy = mixPolicy();
+          const plan = planFor(p90, policy);
+          const floor = lossCoverFloor(policy, plan, need);
+          expect(floor).toBeGreaterThanOrEqual(Math.min(Math.ceil(need - 1e-9), policy.maxCapacity));
+          if (floor < policy.maxCapacity) {
+            expect(floor - largestPoolAt(plan, floor)).toBeGreaterThanOrEqual(Math.ceil(need - 1e-9));
+            if (floor > Math.ceil(need - 1e-9))
+              expect(floor - 1 - largestPoolAt(plan, floor - 1)).toBeLessThan(Math.ceil(need - 1e-9));
+          }
+        },
+      ),
+      { numRuns: propertyRuns() },
+    );
+  });
+
+  it('in numbers: the 12-instance plan (base 2, 40 % on-demand above it, 3 pools) covers a need of 10 with 12', () => {
+    const policy = mixPolicy();
+    const plan = planFor(10, policy);
+    expect(spotAt(plan, 12)).toBe(6);
+    expect(largestPoolAt(plan, 12)).toBe(2);
+    expect(lossCoverFloor(policy, plan, 10)).toBe(12);
+    expect(
+      lossCoverFloor(policy, replanFor(policy, plan, { unavailablePools: [], breakerOpen: true }), 10),
+    ).toBe(10);
   });
 });

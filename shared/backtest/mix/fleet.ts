@@ -1,0 +1,197 @@
+/**
+ * The simulated Auto Scaling group of a mix backtest: on-demand instances and spot instances per
+ * pool, each ready or starting, and warned spot instances serving their last two minutes.
+ *
+ * It moves to a desired capacity the way a group with a MixedInstancesPolicy does: the
+ * on-demand part of desired D is base + ceil((D - base) x onDemandPercentAboveBase / 100) (all
+ * of D when D <= base); a launch fills the on-demand part first and spreads spot over the listed
+ * pools that have capacity, fewest first (the even spread docs/capacity-mix.md assumes of
+ * price-capacity-optimized); a spot launch with no listed pool able to give one fails, and the
+ * group stays short until the next minute's try. A decrease removes from the part above its
+ * share first, starting instances before ready ones.
+ *
+ * Warned instances: with `detachOnWarning` (Governor's handler, DetachInstances keeping desired)
+ * they leave the group's count at once, so their replacement launches at the warning; without
+ * it (a group left to itself) they count until they terminate, and are replaced then.
+ */
+
+interface Batch {
+  at: number;
+  count: number;
+}
+
+class Part {
+  ready = 0;
+  readonly pending: Batch[] = [];
+
+  get starting(): number {
+    let n = 0;
+    for (const b of this.pending) n += b.count;
+    return n;
+  }
+
+  get total(): number {
+    return this.ready + this.starting;
+  }
+
+  add(count: number, at: number): void {
+    const last = this.pending.at(-1);
+    if (last?.at === at) last.count += count;
+    else this.pending.push({ at, count });
+  }
+
+  promote(minute: number): void {
+    while (this.pending.length > 0 && this.pending[0]!.at <= minute)
+      this.ready += this.pending.shift()!.count;
+  }
+
+  /** Removes up to n, the latest-started first, then ready ones; returns how many went. */
+  remove(n: number): number {
+    let left = n;
+    while (left > 0 && this.pending.length > 0) {
+      const last = this.pending.at(-1)!;
+      const k = Math.min(left, last.count);
+      last.count -= k;
+      left -= k;
+      if (last.count === 0) this.pending.pop();
+    }
+    const k = Math.min(left, this.ready);
+    this.ready -= k;
+    return n - (left - k);
+  }
+}
+
+/** The MixedInstancesPolicy in force, as the simulated group reads it. */
+export interface GroupMix {
+  onDemandBase: number;
+  onDemandPercentAboveBase: number;
+  /** Indexes of the pools listed for spot (empty: no spot). */
+  spotPools: readonly number[];
+}
+
+export const ALL_ON_DEMAND: GroupMix = { onDemandBase: 0, onDemandPercentAboveBase: 100, spotPools: [] };
+
+export function onDemandPart(desired: number, mix: GroupMix): number {
+  if (mix.spotPools.length === 0 || desired <= mix.onDemandBase) return desired;
+  return mix.onDemandBase + Math.ceil(((desired - mix.onDemandBase) * mix.onDemandPercentAboveBase) / 100);
+}
+
+export interface LaunchOutcome {
+  /** Spot instances the group could not launch: no listed pool had capacity. */
+  failedSpot: number;
+}
+
+export class MixFleet {
+  readonly onDemand = new Part();
+  readonly spot: Part[];
+  /** Warned spot instances: pool, the minute they terminate, how many. */
+  readonly #warned: { pool: number; at: number; count: number }[] = [];
+  readonly #coldStart: number;
+  readonly #detachOnWarning: boolean;
+
+  constructor(options: {
+    pools: number;
+    initialOnDemand: number;
+    coldStartMinutes: number;
+    detachOnWarning: boolean;
+  }) {
+    this.spot = Array.from({ length: options.pools }, () => new Part());
+    this.onDemand.ready = options.initialOnDemand;
+    this.#coldStart = options.coldStartMinutes;
+    this.#detachOnWarning = options.detachOnWarning;
+  }
+
+  promote(minute: number): void {
+    this.onDemand.promote(minute);
+    for (const p of this.spot) p.promote(minute);
+    for (let i = this.#warned.length - 1; i >= 0; i--)
+      if (this.#warned[i]!.at <= minute) this.#warned.splice(i, 1);
+  }
+
+  /** Warned instances still serving, per pool. */
+  warnedIn(pool: number): number {
+    let n = 0;
+    for (const w of this.#warned) if (w.pool === pool) n += w.count;
+    return n;
+  }
+
+  get warned(): number {
+    let n = 0;
+    for (const w of this.#warned) n += w.count;
+    return n;
+  }
+
+  get spotTotal(): number {
+    let n = 0;
+    for (const p of this.spot) n += p.total;
+    return n;
+  }
+
+  /** Serving now: ready instances and warned ones in their notice. */
+  get ready(): number {
+    let n = this.onDemand.ready + this.warned;
+    for (const p of this.spot) n += p.ready;
+    return n;
+  }
+
+  get pending(): number {
+    let n = this.onDemand.starting;
+    for (const p of this.spot) n += p.starting;
+    return n;
+  }
+
+  /** What the group counts towards its desired capacity. */
+  get counted(): number {
+    return this.onDemand.total + this.spotTotal + (this.#detachOnWarning ? 0 : this.warned);
+  }
+
+  /** A reclaim: `count` of the pool's instances get the two-minute warning (ready ones first). */
+  warn(pool: number, count: number, minute: number, noticeMinutes: number): number {
+    const part = this.spot[pool]!;
+    const fromReady = Math.min(count, part.ready);
+    part.ready -= fromReady;
+    if (fromReady > 0) this.#warned.push({ pool, at: minute + noticeMinutes, count: fromReady });
+    // A starting instance reclaimed never serves: it is gone at once.
+    return fromReady + part.remove(Math.min(count - fromReady, part.starting));
+  }
+
+  /** Moves towards `desired` under `mix`; `dry(pool)` says a pool has no spot to give now. */
+  scaleTo(desired: number, mix: GroupMix, minute: number, dry: (pool: number) => boolean): LaunchOutcome {
+    const counted = this.counted;
+    const wantOnDemand = onDemandPart(desired, mix);
+    if (desired < counted) {
+      let excess = counted - desired;
+      const spotOver = Math.max(0, this.spotTotal - (desired - wantOnDemand));
+      excess -= this.#removeSpot(Math.min(excess, spotOver));
+      excess -= this.onDemand.remove(excess);
+      this.#removeSpot(excess);
+      return { failedSpot: 0 };
+    }
+    let deficit = desired - counted;
+    const onDemand = Math.min(deficit, Math.max(0, wantOnDemand - this.onDemand.total));
+    if (onDemand > 0) this.onDemand.add(onDemand, minute + this.#coldStart);
+    deficit -= onDemand;
+    const open = mix.spotPools.filter((p) => !dry(p));
+    // A group listing no spot pool launches the rest on-demand (its share is 100 %).
+    if (mix.spotPools.length === 0) {
+      if (deficit > 0) this.onDemand.add(deficit, minute + this.#coldStart);
+      return { failedSpot: 0 };
+    }
+    for (; deficit > 0 && open.length > 0; deficit--) {
+      const pool = open.reduce((a, b) => (this.spot[b]!.total < this.spot[a]!.total ? b : a));
+      this.spot[pool]!.add(1, minute + this.#coldStart);
+    }
+    return { failedSpot: deficit };
+  }
+
+  /** Removes up to n spot instances, from the largest pool first. */
+  #removeSpot(n: number): number {
+    let left = n;
+    while (left > 0) {
+      const largest = this.spot.reduce((a, b) => (b.total > a.total ? b : a), this.spot[0]!);
+      if (!largest || largest.total === 0) break;
+      left -= largest.remove(1);
+    }
+    return n - left;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The mix backtest's terminal table and --json report: one row per strategy, the cost split by
+ * capacity type, in the plain style of the backtest table (shared/backtest/columns.ts).
+ */
+import { type Column as ColumnOf, renderColumns } from '../columns.ts';
+import { DRY_MINUTES, NOTICE_MINUTES, RECLAIM_SHARE } from './hazard.ts';
+import type { MixBacktestResult } from './run.ts';
+import type { MixRunSummary } from './simulate.ts';
+
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const one = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const two = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const three = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+/** The all on-demand Governor run every saving is measured from. */
+export const MIX_BASELINE = 'governor, all on-demand';
+
+type Row = MixRunSummary & { vsBaseline: number };
+type Column = ColumnOf<Row>;
+
+const COLUMNS: Column[] = [
+  { head: 'strategy', cell: (s) => s.name, left: true },
+  { head: 'cost USD', cell: (s) => whole.format(s.costUsd) },
+  { head: 'vs all on-demand', cell: (s) => `${s.vsBaseline >= 0 ? '+' : ''}${one.format(s.vsBaseline)} %` },
+  { head: 'committed', cell: (s) => whole.format(s.committedUsd) },
+  { head: 'on-demand', cell: (s) => whole.format(s.onDemandUsd) },
+  { head: 'spot', cell: (s) => whole.format(s.spotUsd) },
+  { head: 'spot share', cell: (s) => `${whole.format(100 * s.spotShare)} %` },
+  {
+    head: 'USD/1k req',
+    cell: (s) => (s.costPer1kRequestsUsd === null ? '-' : three.format(s.costPer1kRequestsUsd)),
+  },
+  { head: 'viol. min', cell: (s) => whole.format(s.violationMinutes) },
+  { head: 'of min', cell: (s) => `${two.format(100 * s.violationRatio)} %` },
+  { head: 'reclaimed', cell: (s) => whole.format(s.reclaimed) },
+  { head: 'spot short', cell: (s) => whole.format(s.failedSpotLaunches) },
+  { head: 'breaker', cell: (s) => whole.format(s.breakerTrips) },
+  { head: 'actions', cell: (s) => whole.format(s.scalingActions) },
+];
+
+export function mixRows(r: MixBacktestResult): Row[] {
+  const base = r.runs.find((x) => x.name === MIX_BASELINE)?.costUsd ?? Number.NaN;
+  return r.runs.map((x) => ({ ...x, vsBaseline: 100 * (x.costUsd / base - 1) }));
+}
+
+export function formatMixTable(r: MixBacktestResult): string {
+  const { spot } = r;
+  const pools = spot.pools
+    .map((p) => `${p.instanceType} (${p.band}, ${two.format(p.spotUsdPerHour)} USD/h spot)`)
+    .join(', ');
+  return [
+    `trace ${r.trace.name}: ${whole.format(r.trace.minutes)} minutes; on-demand ${two.format(r.onDemandUsdPerHour)} USD per instance-hour`,
+    `spot pools: ${pools}; interruption rate x${spot.interruptionScale}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
+    'reclaimed: spot instances warned; spot short: instance-minutes the group could not launch spot for want of capacity; breaker: times Governor moved to on-demand',
+    '',
+    ...renderColumns(COLUMNS, mixRows(r)),
+  ].join('\n');
+}
+
+export function toMixJson(r: MixBacktestResult): object {
+  return {
+    trace: r.trace,
+    spot: r.spot,
+    onDemandUsdPerHour: r.onDemandUsdPerHour,
+    model: { reclaimShare: RECLAIM_SHARE, dryMinutes: DRY_MINUTES, noticeMinutes: NOTICE_MINUTES },
+    runs: mixRows(r),
+  };
+}

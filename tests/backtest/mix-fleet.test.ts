@@ -1,0 +1,102 @@
+/** The mix backtest's parts: the simulated group's MixedInstancesPolicy arithmetic and the spot weather. */
+import { describe, expect, it } from 'vitest';
+import { ALL_ON_DEMAND, MixFleet, onDemandPart } from '#shared/backtest/mix/fleet.ts';
+import { drawWeather, hazardPerMinute, RECLAIM_SHARE, reclaimedOf } from '#shared/backtest/mix/hazard.ts';
+
+const fleet = (detachOnWarning = true) =>
+  new MixFleet({ pools: 3, initialOnDemand: 0, coldStartMinutes: 8, detachOnWarning });
+const split = { onDemandBase: 2, onDemandPercentAboveBase: 40, spotPools: [0, 1, 2] };
+const never = () => false;
+
+describe('the simulated group', () => {
+  it('splits desired capacity as Auto Scaling does: base, then the on-demand percentage rounded up', () => {
+    expect(onDemandPart(2, split)).toBe(2);
+    expect(onDemandPart(12, split)).toBe(2 + Math.ceil(10 * 0.4)); // 6
+    expect(onDemandPart(13, split)).toBe(2 + Math.ceil(11 * 0.4)); // 7
+    expect(onDemandPart(12, ALL_ON_DEMAND)).toBe(12);
+  });
+
+  it('spreads spot evenly over the listed pools and serves after the cold start', () => {
+    const f = fleet();
+    expect(f.scaleTo(12, split, 0, never)).toEqual({ failedSpot: 0 });
+    expect(f.onDemand.total).toBe(6);
+    expect(f.spot.map((p) => p.total)).toEqual([2, 2, 2]);
+    f.promote(7);
+    expect(f.ready).toBe(0);
+    f.promote(8);
+    expect(f.ready).toBe(12);
+  });
+
+  it('skips a dry pool, and fails the spot it cannot place when every listed pool is dry', () => {
+    const f = fleet();
+    f.scaleTo(12, split, 0, (p) => p === 1);
+    expect(f.spot.map((p) => p.total)).toEqual([3, 0, 3]);
+    const g = fleet();
+    expect(g.scaleTo(12, split, 0, () => true)).toEqual({ failedSpot: 6 });
+    expect(g.counted).toBe(6);
+  });
+
+  it('scales in from the part above its share first', () => {
+    const f = fleet();
+    f.scaleTo(12, split, 0, never);
+    f.scaleTo(8, split, 1, never); // on-demand part of 8: 2 + ceil(6 x 0.4) = 5
+    expect(f.onDemand.total + f.spotTotal).toBe(8);
+    expect(f.spotTotal).toBe(3);
+  });
+
+  it('a warned instance serves its two minutes; detached, its replacement starts at the warning', () => {
+    const f = fleet(true);
+    f.scaleTo(12, split, 0, never);
+    f.promote(8);
+    expect(f.warn(0, 2, 10, 2)).toBe(2);
+    expect(f.ready).toBe(12);
+    expect(f.counted).toBe(10);
+    f.scaleTo(12, split, 10, never);
+    f.promote(12);
+    expect(f.ready).toBe(10);
+    f.promote(18);
+    expect(f.ready).toBe(12);
+  });
+
+  it('left to itself, the group counts a warned instance until it terminates, and replaces it then', () => {
+    const f = fleet(false);
+    f.scaleTo(12, split, 0, never);
+    f.promote(8);
+    f.warn(0, 2, 10, 2);
+    expect(f.counted).toBe(12);
+    f.scaleTo(12, split, 10, never);
+    expect(f.pending).toBe(0);
+    f.promote(12);
+    f.scaleTo(12, split, 12, never);
+    expect(f.pending).toBe(2);
+  });
+});
+
+describe('the spot weather', () => {
+  it('is the same for one seed and differs between seeds', () => {
+    const a = drawWeather(['>20%', '>20%', '>20%'], 200_000, 7, 10);
+    const b = drawWeather(['>20%', '>20%', '>20%'], 200_000, 7, 10);
+    const c = drawWeather(['>20%', '>20%', '>20%'], 200_000, 8, 10);
+    expect([...a.events.keys()]).toEqual([...b.events.keys()]);
+    expect([...a.events.keys()]).not.toEqual([...c.events.keys()]);
+  });
+
+  it("keeps an instance's hazard at the band's rate: events at lambda / share, each taking the share", () => {
+    const minutes = 10_000_000;
+    const w = drawWeather(['>20%'], minutes, 3, 10);
+    const expected = (minutes * hazardPerMinute('>20%', 10)) / RECLAIM_SHARE;
+    expect(Math.abs(w.count - expected) / expected).toBeLessThan(0.1);
+    // ">20%" is 25 % a month: lambda = -ln(0.75) / 43,200 per minute.
+    expect(hazardPerMinute('>20%')).toBeCloseTo(-Math.log(0.75) / 43_200, 12);
+    const taken = [...w.events.values()].flat().reduce((s, e) => s + reclaimedOf(100, e), 0);
+    expect(taken / (100 * w.count)).toBeGreaterThan(0.45);
+    expect(taken / (100 * w.count)).toBeLessThan(0.55);
+  });
+
+  it('runs a pool dry for an hour after a reclaim', () => {
+    const w = drawWeather(['>20%'], 2_000_000, 3, 10);
+    const [first] = [...w.events.keys()];
+    expect(w.dryUntil(0, first!)).toBe(first! + 60);
+    expect(w.dryUntil(0, first! - 1)).toBeLessThan(first!);
+  });
+});
