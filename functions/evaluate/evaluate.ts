@@ -5,7 +5,7 @@
  *   account, region against the deployment's) -> age and alarm screening -> duplicate id ->
  *   policy (cached) -> which targets (a sharded tick: its shard's, shared/control/shards.ts) ->
  *   kill switch (read every evaluating invocation) -> observe (batched reads, the failover
- *   groups' FAILOVER# items among them) -> each target,
+ *   groups' FAILOVER# items and the capacity mix PLAN items among them) -> each target,
  *   TARGETS_IN_FLIGHT at a time: decide, claim, act, record.
  *
  * What the invocation could not do is in its report, never only in a log line: decision records
@@ -169,6 +169,7 @@ export function createEvaluator(deps: EvaluatorDeps) {
         readings: observed.readings.get(t.id),
         ...(observed.stored.has(t.id) ? { stored: { item: observed.stored.get(t.id) } } : {}),
         ...(observed.failover.has(t.id) ? { failoverFloor: observed.failover.get(t.id)! } : {}),
+        ...(observed.mix.has(t.id) ? { mixPlan: observed.mix.get(t.id)! } : {}),
       }).catch((error: unknown) =>
         failedRecord(
           ctx,

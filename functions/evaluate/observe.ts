@@ -13,6 +13,8 @@
  *   region's policies: ceil(P / 50) DescribeScalingPolicies, ceil(P / 100) DescribePolicies.
  * - the FAILOVER#<group> items of the failover groups with a member among the targets: one
  *   BatchGetItem per 100 groups (none without a failover block), for the failover floors.
+ * - the state items and the PLAN items (MIX#<id>) of the targets with a capacityMix, together:
+ *   ceil((targets + mix targets) / 100) BatchGetItem, for the mix floors and budget ceilings.
  * The same calls whatever the load: constant work in calm and storm.
  *
  * Failures are kept per target: a metrics failure leaves signals missing (the engine holds and
@@ -29,6 +31,7 @@ import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/control/tick-call
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type FailoverFloorInput, failoverFloors } from './failover-floor.ts';
+import { type MixPlanInput, mixPlanLimits, mixTargetIds } from './mix-plan.ts';
 import type { Ports } from './ports.ts';
 
 export interface Observation {
@@ -42,6 +45,8 @@ export interface Observation {
   stored: Map<string, Record<string, unknown> | undefined>;
   /** Each failover group member's floor, by target id (targets in no group are absent). */
   failover: Map<string, FailoverFloorInput>;
+  /** Each target with a capacityMix: its plan's floor and the budget's ceiling (others are absent). */
+  mix: Map<string, MixPlanInput>;
   /** Metric results rejected or unreadable, one line each (logged as warnings). */
   problems: string[];
   /** Why the batched state read failed (each target then reads its own), or null. */
@@ -243,15 +248,29 @@ async function readTargets(ports: Ports, targets: readonly TargetPolicy[]): Prom
   return into;
 }
 
-/** State items in batches; a failed batch read leaves each target to read its own. */
+/**
+ * State items in batches, with the PLAN items of the targets with a capacityMix in the same
+ * calls; a failed batch read leaves each target to read its own state, and no mix limits.
+ */
 async function readStates(ports: Ports, targets: readonly TargetPolicy[]) {
   const none = new Map<string, Record<string, unknown> | undefined>();
-  if (!ports.stateBatch || targets.length < BATCH_STATE_FROM) return { stored: none, problem: null };
+  const planIds = mixTargetIds(targets);
+  const batch = ports.stateBatch;
+  // Only in-memory fakes lack the batched read; with one target and no plan, GetItem reads its state.
+  const unread = new Error('not read: this evaluator has no batched state read');
+  if (!batch || targets.length + planIds.length < BATCH_STATE_FROM)
+    return { stored: none, plans: unread, problem: null };
+  const ids = targets.map((t) => t.id);
   try {
-    return { stored: await ports.stateBatch.readMany(targets.map((t) => t.id)), problem: null };
+    if (planIds.length > 0 && batch.readTick) {
+      const { states, plans } = await batch.readTick(ids, planIds);
+      return { stored: states, plans, problem: null };
+    }
+    return { stored: await batch.readMany(ids), plans: unread, problem: null };
   } catch (error) {
     return {
       stored: none,
+      plans: new Error(describe(error)),
       problem: `BatchGetItem of the state items failed (${describe(error)}): each target reads its own`,
     };
   }
@@ -282,6 +301,7 @@ export async function observe(
     conflicts,
     stored: states.stored,
     failover,
+    mix: mixPlanLimits(targets, states.plans),
     problems: metrics.problems,
     stateProblem: states.problem,
   };

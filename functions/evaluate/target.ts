@@ -39,6 +39,7 @@ import { initialState, type SignalSnapshot } from '../../shared/engine/types.ts'
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
 import type { Attempt, EvaluatedInputs, TargetContext, TargetInputs } from './context.ts';
+import type { MixPlanInput } from './mix-plan.ts';
 import { readCapacity } from './observe.ts';
 
 export type { TargetContext } from './context.ts';
@@ -51,6 +52,17 @@ export type { TargetContext } from './context.ts';
 type Snapshot = SignalSnapshot & {
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
 };
+
+/** The engine's mix floor and budget ceiling from the target's plan (none without one). */
+function mixLimits(m: MixPlanInput | undefined): Pick<SignalSnapshot, 'mixFloor' | 'budgetCeiling'> {
+  if (!m || m.capacity === null) return {};
+  return {
+    mixFloor: { capacity: m.capacity },
+    ...(m.ceiling !== null && m.maxUsdPerHour !== null
+      ? { budgetCeiling: { capacity: m.ceiling, maxUsdPerHour: m.maxUsdPerHour } }
+      : {}),
+  };
+}
 
 /** Tries to win the conditional write before handing the period to the next tick. */
 export const MAX_CLAIM_ATTEMPTS = 4;
@@ -112,6 +124,7 @@ function attempt(
           },
         }
       : {}),
+    ...mixLimits(inp.mixPlan),
   };
   const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
   const plan = planFor(decision, t, {
@@ -143,6 +156,7 @@ function attempt(
     killSwitch: ctx.killSwitch,
     conflict: conflict ? conflictMessage(conflict) : null,
     ...(inp.failoverFloor ? { failoverFloor: inp.failoverFloor } : {}),
+    ...(inp.mixPlan ? { mixPlan: inp.mixPlan } : {}),
   };
   // Shadow mode started nothing, so nothing it decided can be measured serving.
   const served =

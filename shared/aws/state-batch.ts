@@ -8,60 +8,96 @@
  * loses its claim, and that target re-reads with GetItem and decides again. Keys DynamoDB
  * leaves unprocessed (throttled) are left out of the result, and their targets read with GetItem
  * as before: nothing is retried here, nothing is guessed.
+ *
+ * The capacity mix's PLAN items (MIX#<id>, PLAN) of the tick's targets with a capacityMix ride in
+ * the same calls (readTick): the evaluator gives the engine the plan's floor and the budget's
+ * ceiling from them (functions/evaluate/mix-plan.ts). An unprocessed PLAN key is no plan this tick.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { chunks, mapBounded } from '../control/pool.ts';
 import { STATE_SK, targetPk } from '../control/state.ts';
 import { MalformedResponseError } from './capacity.ts';
+import { MIX_SK, mixPk } from './mix-store.ts';
 
 /** BatchGetItem takes at most 100 keys per call. */
 export const KEYS_PER_CALL = 100;
 /** Batches in flight at once (500 targets are 5 calls). */
 const BATCHES_IN_FLIGHT = 4;
 
+type Items = Map<string, Record<string, unknown> | undefined>;
+
+/** A tick's items: each map's id mapped to undefined has no item; an id absent was left unprocessed. */
+export interface TickItems {
+  /** State items (TARGET#<id>, STATE) by target id. */
+  states: Items;
+  /** Capacity mix plans (MIX#<id>, PLAN: shared/aws/mix-store.ts) by target id, raw. */
+  plans: Items;
+}
+
 export interface StateBatchPort {
   /**
    * State items by target id: an id mapped to undefined has no item yet; an id absent from the
    * map was not read (unprocessed), and its target reads its own.
    */
-  readMany(targetIds: readonly string[]): Promise<Map<string, Record<string, unknown> | undefined>>;
+  readMany(targetIds: readonly string[]): Promise<Items>;
+  /**
+   * The state items and the PLAN items of the targets with a capacity mix, in the same
+   * BatchGetItem calls: ceil((targets + plans) / 100), never a call per target.
+   */
+  readTick?(targetIds: readonly string[], planIds: readonly string[]): Promise<TickItems>;
 }
 
-/** The target id of a state item's key, or null for a key that is not one (TARGET#<id>, STATE). */
-const targetOf = (pk: unknown): string | null =>
-  typeof pk === 'string' && pk.startsWith('TARGET#') ? pk.slice('TARGET#'.length) : null;
+/** The two kinds of key a tick reads, and the id each item's pk names. */
+const KINDS = [
+  { kind: 'states', prefix: 'TARGET#', sk: STATE_SK },
+  { kind: 'plans', prefix: mixPk(''), sk: MIX_SK },
+] as const;
+
+const idOf = (pk: unknown, prefix: string): string | null =>
+  typeof pk === 'string' && pk.startsWith(prefix) ? pk.slice(prefix.length) : null;
 
 export function stateBatchReads(client: DynamoDBDocumentClient, tableName: string): StateBatchPort {
-  return {
-    async readMany(targetIds) {
-      const out = new Map<string, Record<string, unknown> | undefined>();
-      await mapBounded(chunks([...new Set(targetIds)], KEYS_PER_CALL), BATCHES_IN_FLIGHT, async (ids) => {
-        const res = await client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: ids.map((id) => ({ pk: targetPk(id), sk: STATE_SK })),
-                ConsistentRead: true,
-              },
-            },
-          }),
-        );
-        const unprocessed = new Set(
-          (res.UnprocessedKeys?.[tableName]?.Keys ?? []).map((k) => targetOf(k.pk)),
-        );
-        const items = res.Responses?.[tableName];
-        // Read as "no items", a missing list would make every target start over from no state.
-        if (!Array.isArray(items))
-          throw new MalformedResponseError(`BatchGetItem Responses.${tableName} is missing`);
-        const found = new Map<string, Record<string, unknown>>();
-        for (const item of items) {
-          const id = targetOf(item.pk);
-          if (id !== null && item.sk === STATE_SK) found.set(id, item);
+  async function readTick(targetIds: readonly string[], planIds: readonly string[]): Promise<TickItems> {
+    const out: TickItems = { states: new Map(), plans: new Map() };
+    const keys = [
+      ...[...new Set(targetIds)].map((id) => ({
+        kind: 'states' as const,
+        id,
+        pk: targetPk(id),
+        sk: STATE_SK,
+      })),
+      ...[...new Set(planIds)].map((id) => ({ kind: 'plans' as const, id, pk: mixPk(id), sk: MIX_SK })),
+    ];
+    await mapBounded(chunks(keys, KEYS_PER_CALL), BATCHES_IN_FLIGHT, async (batch) => {
+      const res = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: { Keys: batch.map(({ pk, sk }) => ({ pk, sk })), ConsistentRead: true },
+          },
+        }),
+      );
+      const unprocessed = new Set(
+        (res.UnprocessedKeys?.[tableName]?.Keys ?? []).map((k) => `${String(k.pk)}|${String(k.sk)}`),
+      );
+      const items = res.Responses?.[tableName];
+      // Read as "no items", a missing list would make every target start over from no state.
+      if (!Array.isArray(items))
+        throw new MalformedResponseError(`BatchGetItem Responses.${tableName} is missing`);
+      const found = new Map<string, Record<string, unknown>>();
+      for (const item of items) {
+        for (const k of KINDS) {
+          const id = idOf(item.pk, k.prefix);
+          if (id !== null && item.sk === k.sk) found.set(`${k.kind}|${id}`, item);
         }
-        for (const id of ids) if (!unprocessed.has(id)) out.set(id, found.get(id));
-      });
-      return out;
-    },
+      }
+      for (const { kind, id, pk, sk } of batch)
+        if (!unprocessed.has(`${pk}|${sk}`)) out[kind].set(id, found.get(`${kind}|${id}`));
+    });
+    return out;
+  }
+  return {
+    readTick,
+    readMany: async (targetIds) => (await readTick(targetIds, [])).states,
   };
 }
 

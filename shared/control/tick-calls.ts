@@ -17,8 +17,10 @@
  *   DescribePolicies            G_r if G_r <= 4, else ceil(PG_r / 100) (at least 1)
  * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold), when the cache is
  * cold GetParametersByPath max(1, ceil(parts / 10)) (the policy's parts, 10 a page: one call
- * that finds none when there are no parts), for N >= 2 targets, BatchGetItem ceil(N / 100)
- * (one target: GetItem 1), and, for the F failover groups with a member among the targets,
+ * that finds none when there are no parts), for N targets of which M have a capacityMix,
+ * BatchGetItem ceil((N + M) / 100) when N + M >= 2 (their state items and the M PLAN items of
+ * the capacity mix, in the same calls; one target without a mix: GetItem 1), and, for the F
+ * failover groups with a member among the targets,
  * BatchGetItem ceil(F / 100) more (their FAILOVER# items: one call per tick, never one per
  * target; none without a failover block).
  *
@@ -39,7 +41,10 @@ import { buildQueries, MAX_QUERIES_PER_CALL } from './queries.ts';
 export const ONE_BY_ONE_MAX = 4;
 /** GetParametersByPath returns at most 10 parameters a page. */
 export const POLICY_PARTS_PER_PAGE = 10;
-/** From this many targets, state items are read with BatchGetItem (one target: GetItem, 1 call either way). */
+/**
+ * From this many keys (state items, plus the PLAN items of targets with a capacityMix), they are
+ * read with BatchGetItem (one target without a mix: GetItem, 1 call either way).
+ */
 export const BATCH_STATE_FROM = 2;
 export const SCALABLE_TARGET_IDS_PER_CALL = 50;
 export const SCALING_POLICIES_PER_PAGE = 50;
@@ -99,14 +104,16 @@ export function tickReads(
   options: { policyCached: boolean; policyParts?: number; failoverGroups?: number },
 ): TickCalls {
   const groups = up(options.failoverGroups ?? 0, STATE_KEYS_PER_CALL);
+  // State items and the capacity mix's PLAN items share the batched read.
+  const keys = targets.length + targets.filter((t) => t.capacityMix !== undefined).length;
+  const batched = keys >= BATCH_STATE_FROM;
   const total: TickCalls = {
     'SSM.GetParameter': options.policyCached ? 1 : 2,
     'SSM.GetParametersByPath': options.policyCached
       ? 0
       : Math.max(1, up(options.policyParts ?? 0, POLICY_PARTS_PER_PAGE)),
-    'DynamoDB.BatchGet':
-      (targets.length >= BATCH_STATE_FROM ? up(targets.length, STATE_KEYS_PER_CALL) : 0) + groups,
-    'DynamoDB.Get': targets.length >= BATCH_STATE_FROM ? 0 : targets.length,
+    'DynamoDB.BatchGet': (batched ? up(keys, STATE_KEYS_PER_CALL) : 0) + groups,
+    'DynamoDB.Get': batched ? 0 : targets.length,
   };
   const regions = new Map<string, TargetPolicy[]>();
   for (const t of targets) regions.set(t.region, [...(regions.get(t.region) ?? []), t]);

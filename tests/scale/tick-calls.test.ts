@@ -62,6 +62,14 @@ describe('the calls of one tick, by the formula', () => {
       case: '150 failover groups: ceil(150 / 100) = 2 more BatchGetItem, never a read per target',
       spec: { variants: 200, failoverGroups: 150, conflictEvery: 25 },
     },
+    {
+      case: '80 variants and 20 groups with a capacity mix: their PLAN items ride in the state reads, ceil(120 / 100) = 2',
+      spec: { variants: 80, groups: 20, mixEvery: 1, conflictEvery: 10 },
+    },
+    {
+      case: 'one group with a capacity mix: its state and its plan in one BatchGetItem, no GetItem',
+      spec: { variants: 0, groups: 1, mixEvery: 1 },
+    },
   ])('$case', async ({ spec }) => {
     const w = world(spec);
     await w.h.evaluate(w.tick('t1', T0), NOW);
@@ -100,6 +108,46 @@ describe('the calls of one tick, by the formula', () => {
       'ApplicationAutoScaling.DescribeScalingPolicies': 1,
       'DynamoDB.BatchGet': 5,
     });
+  });
+});
+
+describe('the capacity mix plans read', () => {
+  it('a tick of 30 groups, every third with a capacity mix, asks for their 10 PLAN keys in the BatchGetItem of the 30 state keys, none with GetItem', async () => {
+    const w = world({ variants: 0, groups: 30, mixEvery: 3 });
+    await w.h.evaluate(w.tick('t1', T0), NOW);
+    const keys = w.h.mocks.ddb
+      .commandCalls(BatchGetCommand)
+      .flatMap((c) => (c.args[0].input.RequestItems?.['governor-state']?.Keys ?? []) as { pk: string }[])
+      .map((k) => k.pk);
+    expect(keys.filter((pk) => pk.startsWith('MIX#')).sort()).toEqual(
+      [0, 3, 6, 9, 12, 15, 18, 21, 24, 27].map((i) => `MIX#g${i}`).sort(),
+    );
+    expect(keys.filter((pk) => pk.startsWith('TARGET#'))).toHaveLength(30);
+    expect(w.h.mocks.ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(w.h.mocks.ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('the formula counts the PLAN keys with the state keys: N + M keys, 100 a call', () => {
+    const facts = () => ({ activeResources: 0, sageMakerPolicies: 0, groupPolicies: 0 });
+    const reads = (spec: WorldSpec) =>
+      tickReads(policyOrThrow(JSON.parse(worldPolicy(spec))).targets, facts, { policyCached: true });
+    const dynamo = (spec: WorldSpec) => {
+      const r = reads(spec);
+      return [r['DynamoDB.BatchGet'] ?? 0, r['DynamoDB.Get'] ?? 0];
+    };
+    expect([
+      dynamo({ variants: 1 }),
+      dynamo({ variants: 0, groups: 1, mixEvery: 1 }),
+      dynamo({ variants: 50, groups: 50 }),
+      dynamo({ variants: 50, groups: 50, mixEvery: 1 }),
+      dynamo({ variants: 0, groups: 100, mixEvery: 1 }),
+    ]).toEqual([
+      [0, 1],
+      [1, 0],
+      [1, 0],
+      [2, 0],
+      [2, 0],
+    ]);
   });
 });
 

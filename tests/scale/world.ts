@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-auto-scaling';
 import { DescribeEndpointCommand } from '@aws-sdk/client-sagemaker';
 import { CONFIG, type Harness, harness } from '../functions/harness.ts';
+import { POOLS } from '../mix/harness.ts';
 
 export interface WorldSpec {
   variants: number;
@@ -36,6 +37,8 @@ export interface WorldSpec {
    * of endpoint ep-p<i> in us-west-2, as its primary (a group's members are in different regions).
    */
   failoverGroups?: number;
+  /** One group in this many has a capacityMix (0: none): its PLAN item is read with the state items. */
+  mixEvery?: number;
 }
 
 export interface World {
@@ -69,13 +72,22 @@ const variantTarget = (i: number, perEndpoint: number) => ({
   ],
 });
 
-const groupTarget = (i: number) => ({
+/** A committed g5 base and spot over two pools (tests/mix/harness.ts prices), within a budget. */
+const MIX = {
+  pools: POOLS.slice(0, 2),
+  committed: { instances: 1, instanceType: 'g5.2xlarge' },
+  spot: { maxPercent: 60 },
+  maxUsdPerHour: 30,
+};
+
+const groupTarget = (i: number, mixEvery = 0) => ({
   id: `g${i}`,
   kind: 'ec2-asg',
   region: 'us-east-1',
   autoScalingGroupName: `asg-${i}`,
   scaling: { minCapacity: 1, maxCapacity: 40 },
   signals: [{ metric: 'gpuUtilization', target: 70 }],
+  ...(mixEvery > 0 && i % mixEvery === 0 ? { capacityMix: MIX } : {}),
 });
 
 const primaryTarget = (i: number) => ({
@@ -108,7 +120,7 @@ export function worldPolicy(spec: WorldSpec): string {
     version: 1,
     targets: [
       ...Array.from({ length: spec.variants }, (_, i) => variantTarget(i, per)),
-      ...Array.from({ length: spec.groups ?? 0 }, (_, i) => groupTarget(i)),
+      ...Array.from({ length: spec.groups ?? 0 }, (_, i) => groupTarget(i, spec.mixEvery)),
       ...Array.from({ length: groups }, (_, i) => primaryTarget(i)),
     ],
     ...(groups > 0

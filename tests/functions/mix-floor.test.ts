@@ -1,0 +1,180 @@
+/**
+ * The capacity mix in the evaluator (functions/evaluate/mix-plan.ts): the plan in force is a floor
+ * (MixPlanFloor) and the budget a ceiling on scale-out (BudgetCapped). Replays through the evaluate
+ * harness (every SDK client mocked): the group chat-asg runs 12 instances; its MIX#chat-asg PLAN
+ * item holds the plan the real planner (stepMix) makes for a flat p90 of 10 instances; the item
+ * rides in the tick's BatchGetItem of state items.
+ */
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { initialMixState, stepMix } from '#shared/mix/plan.ts';
+import { affordableCapacity } from '#shared/mix/shift.ts';
+import { type MixState, resolveMixPolicy } from '#shared/mix/types.ts';
+import { policyOrThrow } from '#shared/policy/load.ts';
+import { POOLS } from '../mix/harness.ts';
+import { CONFIG, fakeGroup, harness } from './harness.ts';
+import { eventFile } from './support.ts';
+
+const TICK = { ...(eventFile('scheduler-tick') as object), id: 'mix-tick' };
+const NOW = Date.parse('2025-06-02T12:00:30Z');
+
+const mixTarget = (maxUsdPerHour?: number) => ({
+  id: 'chat-asg',
+  kind: 'ec2-asg',
+  region: 'us-east-1',
+  autoScalingGroupName: 'chat-asg',
+  scaling: { minCapacity: 2, maxCapacity: 40 },
+  signals: [{ metric: 'gpuUtilization', target: 70 }],
+  // Undamped: one period scales in or out, a step may go all the way.
+  damping: {
+    scaleOutBreaches: 1,
+    scaleInBreaches: 1,
+    scaleInStabilizationSeconds: 60,
+    scaleInCooldownSeconds: 0,
+    stepUp: { instances: 40, percent: 400 },
+    stepDown: { instances: 40, percent: 100 },
+  },
+  capacityMix: {
+    pools: POOLS,
+    committed: { instances: 2, instanceType: 'g5.2xlarge', usdPerHour: 0.76 },
+    spot: { maxPercent: 60 },
+    ...(maxUsdPerHour !== undefined ? { maxUsdPerHour } : {}),
+  },
+});
+
+const policyFor = (maxUsdPerHour?: number) => ({ version: 1, targets: [mixTarget(maxUsdPerHour)] });
+
+/** The planner's state for a flat p90 of 10 instances over the next hours, as the mix function stores it. */
+function plannedState(maxUsdPerHour?: number): MixState {
+  const policy = resolveMixPolicy(policyOrThrow(policyFor(maxUsdPerHour)).targets[0]!)!;
+  const points = Array.from({ length: 24 }, (_, i) => ({ at: NOW + i * 15 * 60_000, p50: 8, p90: 10 }));
+  return stepMix(initialMixState(), { forecast: { points } }, policy, NOW).state;
+}
+
+function setup(opts: { gpu: number; maxUsdPerHour?: number; item?: Record<string, unknown> | 'none' }) {
+  const h = harness();
+  h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, JSON.stringify(policyFor(opts.maxUsdPerHour)));
+  h.metricValues.nvidia_smi_utilization_gpu = opts.gpu;
+  fakeGroup(h.mocks.asg, 'chat-asg', { desired: 12, ready: 12, policies: [] });
+  const item =
+    opts.item ??
+    ({ pk: 'MIX#chat-asg', sk: 'PLAN', version: 3, state: plannedState(opts.maxUsdPerHour) } as const);
+  if (item !== 'none') h.table.items.set('MIX#chat-asg|PLAN', item);
+  return h;
+}
+
+const recordOf = async (h: ReturnType<typeof setup>) => (await h.evaluate(TICK, NOW)).records[0]!;
+const mixInput = (r: { inputs: unknown }) => (r.inputs as { mixPlan?: unknown }).mixPlan;
+
+describe('the capacity mix plan in the evaluator', () => {
+  it('the plan sized for 12 holds the group at 12 though its signals ask for 5', async () => {
+    expect(plannedState().plan?.capacity).toBe(12);
+    const record = await recordOf(setup({ gpu: 25 }));
+    expect([record.decision?.desiredCapacity, record.decision?.reasons, record.outcome]).toEqual([
+      12,
+      ['ScaleInBreach', 'MixPlanFloor'],
+      'held',
+    ]);
+    expect(record.decision?.message).toBe(
+      'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix plan in force is sized for 12 instances, enough to serve the p90 forecast after losing its largest spot pool.',
+    );
+    expect(mixInput(record)).toEqual({
+      capacity: 12,
+      ceiling: null,
+      maxUsdPerHour: null,
+      usdPerHour: plannedState().plan?.usdPerHour,
+      detail: `held at 12 or more by the plan in force (${plannedState().plan?.usdPerHour.toFixed(2)} USD/h); no budget`,
+    });
+  });
+
+  it('the budget stops a scale-out at what it pays for, says so, and the group is set there', async () => {
+    const budget = 14;
+    const state = plannedState(budget);
+    const policy = resolveMixPolicy(policyOrThrow(policyFor(budget)).targets[0]!)!;
+    const ceiling = affordableCapacity(policy, state.plan!)!;
+    expect(ceiling).toBeGreaterThan(12);
+    expect(ceiling).toBeLessThan(24);
+    const h = setup({ gpu: 120, maxUsdPerHour: budget });
+    const record = await recordOf(h);
+    expect([record.decision?.desiredCapacity, record.decision?.reasons, record.outcome]).toEqual([
+      ceiling,
+      ['ScaleOutBreach', 'BudgetCapped'],
+      'applied',
+    ]);
+    expect(record.decision?.message).toMatch(
+      new RegExp(
+        `the budget of 14\\.00 USD/h pays for ${ceiling} instances, so scale-out stops there: the SLO is at risk for money\\.$`,
+      ),
+    );
+    expect(h.mocks.asg.calls().map((c) => (c.args[0] as object).constructor.name)).toContain(
+      'SetDesiredCapacityCommand',
+    );
+  });
+
+  it('reads the PLAN item in the same BatchGetItem as the state item, with no GetItem', async () => {
+    const h = setup({ gpu: 70 });
+    await h.evaluate(TICK, NOW);
+    const batches = h.mocks.ddb.commandCalls(BatchGetCommand);
+    expect(batches.map((c) => c.args[0].input.RequestItems?.['governor-state']?.Keys)).toEqual([
+      [
+        { pk: 'TARGET#chat-asg', sk: 'STATE' },
+        { pk: 'MIX#chat-asg', sk: 'PLAN' },
+      ],
+    ]);
+    expect(h.takeCalls().filter((c) => c === 'DynamoDB.Get')).toEqual([]);
+  });
+
+  it.each([
+    {
+      case: 'no PLAN item yet',
+      item: 'none' as const,
+      detail: 'no MIX#chat-asg item yet (the mix function plans every 5 minutes): no mix floor or ceiling',
+    },
+    {
+      case: 'a malformed PLAN item',
+      item: { pk: 'MIX#chat-asg', sk: 'PLAN', version: 1, state: { version: 1, plan: 'twelve' } },
+      detail: 'MIX#chat-asg holds a malformed state: no mix floor or ceiling',
+    },
+    {
+      case: 'a state without a plan (no forecast seen yet)',
+      item: {
+        pk: 'MIX#chat-asg',
+        sk: 'PLAN',
+        version: 1,
+        state: { version: 1, plan: null, lastChangeAt: null, pendingSince: null },
+      },
+      detail: 'MIX#chat-asg holds no plan yet (no forecast seen): no mix floor or ceiling',
+    },
+  ])('$case: the signals decide alone, and the record says why', async ({ item, detail }) => {
+    const record = await recordOf(setup({ gpu: 25, item }));
+    expect([record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([5, ['ScaleInBreach']]);
+    expect(mixInput(record)).toMatchObject({ capacity: null, ceiling: null, detail });
+  });
+
+  it('a PLAN key left unprocessed gives no floor this tick, and the state is still read', async () => {
+    const h = setup({ gpu: 25 });
+    h.mocks.ddb.on(BatchGetCommand).callsFake(async () => ({
+      Responses: { 'governor-state': [] },
+      UnprocessedKeys: { 'governor-state': { Keys: [{ pk: 'MIX#chat-asg', sk: 'PLAN' }] } },
+    }));
+    const record = await recordOf(h);
+    expect(record.decision?.desiredCapacity).toBe(5);
+    expect(mixInput(record)).toMatchObject({
+      capacity: null,
+      detail: 'MIX#chat-asg was left unprocessed by BatchGetItem: no mix floor or ceiling',
+    });
+  });
+
+  it('a failed batched read leaves no floor, names the failure, and each target reads its own state', async () => {
+    const h = setup({ gpu: 25 });
+    h.mocks.ddb
+      .on(BatchGetCommand)
+      .rejects(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+    const record = await recordOf(h);
+    expect(record.decision?.desiredCapacity).toBe(5);
+    expect(mixInput(record)).toMatchObject({
+      capacity: null,
+      detail: 'the read of MIX#chat-asg failed (ThrottlingException: slow down): no mix floor or ceiling',
+    });
+  });
+});
