@@ -1,0 +1,88 @@
+/**
+ * The spot-events Lambda: EventBridge -> SQS -> this function, in batches; for ec2-asg targets
+ * with capacityMix.spot it replaces warned and retiring instances once, leaves spot pools that
+ * ran dry out of the mix, and opens the spot breaker (docs/interruptions.md; run.ts is the flow).
+ *
+ * Environment (parsed at cold start by config.ts, a bad one fails naming it):
+ *   POLICY_PARAMETER_NAME       required, the policy's SSM parameter (and its /parts/ below it)
+ *   STATE_TABLE_NAME            required, the state table (MIX#<target> items: PLAN read, SPOT written)
+ *   KILL_SWITCH_PARAMETER_NAME  required, the kill switch parameter ("off" lets changes through)
+ *   GOVERNOR_MODE               shadow (default) | active
+ *   POLICY_CACHE_SECONDS        default 60
+ *   AWS_REGION                  set by Lambda; events of other regions are ignored
+ *   POWERTOOLS_SERVICE_NAME     default governor-spot-events
+ *   POWERTOOLS_METRICS_NAMESPACE default Governor
+ *   (AWS_ENDPOINT_URL only in tests: moto)
+ *
+ * IAM (least privilege; Describe actions of Auto Scaling take no resource):
+ *   ssm:GetParameter on the policy parameter and the kill switch parameter;
+ *   ssm:GetParametersByPath on <policy parameter>/parts;
+ *   dynamodb:GetItem, dynamodb:BatchGetItem, dynamodb:PutItem on the state table;
+ *   autoscaling:DescribeAutoScalingInstances, autoscaling:DescribeAutoScalingGroups,
+ *     autoscaling:DescribeWarmPool on *;
+ *   autoscaling:DetachInstances, autoscaling:UpdateAutoScalingGroup on the managed groups
+ *     (arn:aws:autoscaling:<region>:<account>:autoScalingGroup:*:autoScalingGroupName/<name>);
+ *   ec2:RunInstances on the groups' launch templates and iam:PassRole on their instance profile
+ *     role, as for the mix function (UpdateAutoScalingGroup with a MixedInstancesPolicy checks them);
+ *   sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes on the queue (SQSPollerPolicy).
+ *
+ * Event source (SQS, standard queue): BatchSize 100, MaximumBatchingWindowInSeconds 5,
+ * FunctionResponseTypes [ReportBatchItemFailures], ScalingConfig MaximumConcurrency 2; the
+ * queue's VisibilityTimeout at least 6 x the function timeout (60 s), a dead-letter queue with
+ * maxReceiveCount 5. EventBridge rules into the queue (default bus, this account and region):
+ *   { "source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning",
+ *     "EC2 Instance Rebalance Recommendation"] }
+ *   { "source": ["aws.autoscaling"], "detail-type": ["EC2 Instance Launch Unsuccessful"],
+ *     "detail": { "AutoScalingGroupName": [<the managed groups>] } }
+ *   { "source": ["aws.health"], "detail-type": ["AWS Health Event"], "detail": { "service": ["EC2"] } }
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import middy from '@middy/core';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { createClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
+import { RESERVE_MS } from '../../shared/control/budget.ts';
+import { accountOfArn } from '../../shared/control/routing.ts';
+import { parseSpotEventsConfig } from './config.ts';
+import { awsSpotEventsPorts } from './ports.ts';
+import { createSpotEventsHandler } from './run.ts';
+import { powertoolsSpotTelemetry } from './telemetry.ts';
+
+const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-spot-events';
+const config = parseSpotEventsConfig(process.env);
+const logger = new Logger({ serviceName: service });
+const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
+  serviceName: service,
+});
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, service);
+const run = createSpotEventsHandler({
+  config,
+  ports: awsSpotEventsPorts(
+    createClients({
+      region: config.AWS_REGION,
+      endpoint: process.env.AWS_ENDPOINT_URL,
+      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+      credentials: fromEnv(),
+      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+    }),
+    config.STATE_TABLE_NAME,
+  ),
+  telemetry: powertoolsSpotTelemetry(logger, metrics),
+});
+
+/** SQS partial batch response: the messages to redeliver, and nothing else. */
+export const handler = middy(async (event: SQSEvent, context: Context) => {
+  const left = () => context.getRemainingTimeInMillis() - RESERVE_MS.evaluate;
+  const result = await withDeadline(Date.now() + left(), () =>
+    run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn) }),
+  );
+  return { batchItemFailures: result.batchItemFailures };
+})
+  .use(tracing.middleware)
+  .use(injectLambdaContext(logger));

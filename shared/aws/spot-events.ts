@@ -1,0 +1,90 @@
+/**
+ * The Auto Scaling calls of the interruption handler:
+ *  - DescribeAutoScalingInstances: which group each warned instance belongs to, 50 ids a call
+ *    (its limit). An instance in no group (already detached, or never in one) is left out.
+ *  - DetachInstances with ShouldDecrementDesiredCapacity=false, 20 ids a call (its limit):
+ *    desired capacity stays, so Auto Scaling launches the replacement at once while the warned
+ *    instance serves its last two minutes outside the group.
+ * A failure becomes one line naming the IAM action, the group and what to grant (as
+ * ./mixed-instances.ts does); the SDK's retries (shared/aws/clients.ts) have run before.
+ */
+import {
+  type AutoScalingClient,
+  DescribeAutoScalingInstancesCommand,
+  DetachInstancesCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { chunks } from '../control/pool.ts';
+import { errorName } from './clients.ts';
+
+/** DescribeAutoScalingInstances takes at most 50 instance ids. */
+export const DESCRIBE_IDS_PER_CALL = 50;
+/** DetachInstances takes at most 20 instance ids. */
+export const DETACH_IDS_PER_CALL = 20;
+
+export interface SpotGroupsPort {
+  /** Instance id -> its group's name, for the ids that are in a group. */
+  groupsOf(region: string, instanceIds: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Detaches the instances from the group without lowering desired capacity, in calls of 20.
+   * Each chunk stands alone: `failed` lists the ids of chunks that failed, with the one-line error.
+   */
+  replace(
+    region: string,
+    groupName: string,
+    instanceIds: readonly string[],
+  ): Promise<{ detached: string[]; failed: { instanceIds: string[]; error: string }[] }>;
+}
+
+export class SpotEventsCallError extends Error {
+  override name = 'SpotEventsCallError';
+}
+
+function oneLine(action: string, region: string, group: string | null, error: unknown): string {
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const where = group ? `group ${group}` : 'instances';
+  const grant = group ? `on autoScalingGroupName/${group}` : 'on * (Describe actions take no resource)';
+  return `autoscaling:${action} on ${where} in ${region} failed (${errorName(error) || 'error'}: ${detail}); check the role has autoscaling:${action} granted ${grant}`;
+}
+
+export function spotGroups(clientFor: (region: string) => AutoScalingClient): SpotGroupsPort {
+  return {
+    async groupsOf(region, instanceIds) {
+      const out = new Map<string, string>();
+      for (const ids of chunks([...new Set(instanceIds)], DESCRIBE_IDS_PER_CALL)) {
+        let token: string | undefined;
+        do {
+          const res = await clientFor(region)
+            .send(new DescribeAutoScalingInstancesCommand({ InstanceIds: ids, NextToken: token }))
+            .catch((error: unknown) => {
+              throw new SpotEventsCallError(oneLine('DescribeAutoScalingInstances', region, null, error), {
+                cause: error,
+              });
+            });
+          for (const i of res.AutoScalingInstances ?? [])
+            if (i.InstanceId && i.AutoScalingGroupName) out.set(i.InstanceId, i.AutoScalingGroupName);
+          token = res.NextToken;
+        } while (token);
+      }
+      return out;
+    },
+    async replace(region, groupName, instanceIds) {
+      const detached: string[] = [];
+      const failed: { instanceIds: string[]; error: string }[] = [];
+      for (const ids of chunks([...new Set(instanceIds)], DETACH_IDS_PER_CALL)) {
+        try {
+          await clientFor(region).send(
+            new DetachInstancesCommand({
+              AutoScalingGroupName: groupName,
+              InstanceIds: ids,
+              ShouldDecrementDesiredCapacity: false,
+            }),
+          );
+          detached.push(...ids);
+        } catch (error) {
+          failed.push({ instanceIds: ids, error: oneLine('DetachInstances', region, groupName, error) });
+        }
+      }
+      return { detached, failed };
+    },
+  };
+}
