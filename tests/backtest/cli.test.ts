@@ -225,3 +225,15 @@ describe('backtest --spot', () => {
     expect(err.join('\n')).toContain(message);
   });
 });
+
+describe('backtest --spot --json', () => {
+  it("writes the runs with the planner's reasons: an hour of history is too short for a forecast", async () => {
+    const { code } = await backtest(['--trace', 'ok.csv', '--spot', '--json', 'spot.json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'spot.json'), 'utf8'));
+    expect(report.model).toEqual({ reclaimShare: 0.5, dryMinutes: 60, noticeMinutes: 2 });
+    const mix = report.runs.find((r: { name: string }) => r.name === 'governor + mix');
+    expect(mix.mix.reasonCounts).toEqual({ ForecastMissing: 18 });
+    expect(mix.spotShare).toBe(0);
+  });
+});

@@ -9,6 +9,8 @@
  *      (starting and warned instances included);
  *   5-6. violation and backlog exactly as shared/backtest/simulate.ts.
  */
+
+import type { MixReasonCode } from '../../mix/types.ts';
 import { datapointFor, MetricsFeed } from '../metrics.ts';
 import type { Policy } from '../policies/types.ts';
 import type { ResolvedScenario, Workload } from '../scenario.ts';
@@ -55,6 +57,8 @@ export interface MixRunSummary {
   /** Mean share of running instances on spot. */
   spotShare: number;
   breakerTrips: number;
+  /** Governor + mix only: the planner's decisions by primary reason code, and the shifts for availability. */
+  mix?: { reasonCounts: Partial<Record<MixReasonCode, number>>; shifts: number };
 }
 
 export interface MixSimulationInput {
@@ -158,5 +162,6 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     scalingActions: t.actions,
     spotShare: t.runningMinutes > 0 ? t.spotMinutes / t.runningMinutes : 0,
     breakerTrips: controller?.breakerTrips ?? 0,
+    ...(controller ? { mix: { reasonCounts: controller.reasonCounts, shifts: controller.shifts } } : {}),
   };
 }
