@@ -10,7 +10,7 @@ import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
 import type { StoredState } from '../../shared/control/state.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
 import type { FailoverFloorInput } from './failover-floor.ts';
-import type { MixPlanInput } from './mix-plan.ts';
+import type { HeldPlan, MixPlanInput } from './mix-plan.ts';
 import type { Ports } from './ports.ts';
 import type { Telemetry } from './telemetry.ts';
 
@@ -46,8 +46,8 @@ export interface TargetInputs {
   stored?: { item: Record<string, unknown> | undefined };
   /** A failover group member's floor (./failover-floor.ts); absent for a target in no group. */
   failoverFloor?: FailoverFloorInput;
-  /** The capacity mix plan's floor and the budget's ceiling (./mix-plan.ts); absent without capacityMix. */
-  mixPlan?: MixPlanInput;
+  /** The capacity mix plan in force and the budget's ceiling (./mix-plan.ts); absent without capacityMix. */
+  mixPlan?: HeldPlan;
 }
 
 /** The record's inputs, with the failover floor of a failover group's member and the mix plan's limits. */

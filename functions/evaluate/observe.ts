@@ -31,7 +31,7 @@ import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/control/tick-call
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type FailoverFloorInput, failoverFloors } from './failover-floor.ts';
-import { type MixPlanInput, mixPlanLimits, mixTargetIds } from './mix-plan.ts';
+import { type HeldPlan, heldPlans, mixTargetIds } from './mix-plan.ts';
 import type { Ports } from './ports.ts';
 
 export interface Observation {
@@ -45,8 +45,8 @@ export interface Observation {
   stored: Map<string, Record<string, unknown> | undefined>;
   /** Each failover group member's floor, by target id (targets in no group are absent). */
   failover: Map<string, FailoverFloorInput>;
-  /** Each target with a capacityMix: its plan's floor and the budget's ceiling (others are absent). */
-  mix: Map<string, MixPlanInput>;
+  /** Each target with a capacityMix: its plan in force and the budget's ceiling (others are absent). */
+  mix: Map<string, HeldPlan>;
   /** Metric results rejected or unreadable, one line each (logged as warnings). */
   problems: string[];
   /** Why the batched state read failed (each target then reads its own), or null. */
@@ -301,7 +301,7 @@ export async function observe(
     conflicts,
     stored: states.stored,
     failover,
-    mix: mixPlanLimits(targets, states.plans),
+    mix: heldPlans(targets, states.plans),
     problems: metrics.problems,
     stateProblem: states.problem,
   };

@@ -39,7 +39,7 @@ import { initialState, type SignalSnapshot } from '../../shared/engine/types.ts'
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
 import type { Attempt, EvaluatedInputs, TargetContext, TargetInputs } from './context.ts';
-import type { MixPlanInput } from './mix-plan.ts';
+import { type MixPlanInput, mixLimitsAt } from './mix-plan.ts';
 import { readCapacity } from './observe.ts';
 
 export type { TargetContext } from './context.ts';
@@ -55,9 +55,9 @@ type Snapshot = SignalSnapshot & {
 
 /** The engine's mix floor and budget ceiling from the target's plan (none without one). */
 function mixLimits(m: MixPlanInput | undefined): Pick<SignalSnapshot, 'mixFloor' | 'budgetCeiling'> {
-  if (!m || m.capacity === null) return {};
+  if (!m) return {};
   return {
-    mixFloor: { capacity: m.capacity },
+    ...(m.capacity !== null ? { mixFloor: { capacity: m.capacity } } : {}),
     ...(m.ceiling !== null && m.maxUsdPerHour !== null
       ? { budgetCeiling: { capacity: m.ceiling, maxUsdPerHour: m.maxUsdPerHour } }
       : {}),
@@ -89,6 +89,8 @@ function attempt(
   const floor = pickFloor(t, stored.forecastFloor, ctx.now);
   // A level floor is the last level plus its noise, planned over no lead: none to report.
   const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
+  // The capacity mix: the loss cover of the forecast under the plan in force, and the budget's ceiling.
+  const mix = inp.mixPlan ? mixLimitsAt(t, inp.mixPlan, stored.forecastFloor, ctx.now) : undefined;
   // The forecast function's measured noise, unless stale: it widens invocationsPerInstance's band.
   const noise = pickNoise(t, stored.noise, ctx.now);
   const snapshot: Snapshot = {
@@ -124,7 +126,7 @@ function attempt(
           },
         }
       : {}),
-    ...mixLimits(inp.mixPlan),
+    ...mixLimits(mix),
   };
   const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
   const plan = planFor(decision, t, {
@@ -156,7 +158,7 @@ function attempt(
     killSwitch: ctx.killSwitch,
     conflict: conflict ? conflictMessage(conflict) : null,
     ...(inp.failoverFloor ? { failoverFloor: inp.failoverFloor } : {}),
-    ...(inp.mixPlan ? { mixPlan: inp.mixPlan } : {}),
+    ...(mix ? { mixPlan: mix } : {}),
   };
   // Shadow mode started nothing, so nothing it decided can be measured serving.
   const served =

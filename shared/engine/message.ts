@@ -97,7 +97,7 @@ const CLAUSES: Record<ReasonCode, Clause> = {
         : `failover group ${d.failoverFloor.groupId} is ${d.failoverFloor.phase}: the standby holds the ${plural(d.failoverFloor.capacity, 'instance')} the traffic move needs`
       : 'a failover group needs at least this much',
   MixPlanFloor: (d) =>
-    `the capacity mix plan in force is sized for ${plural(d.mixFloor?.capacity ?? 0, 'instance')}, enough to serve the p90 forecast after losing its largest spot pool`,
+    `the capacity mix needs ${plural(d.mixFloor?.capacity ?? 0, 'instance')} so that losing its largest spot pool still serves the forecast`,
   BudgetCapped: (d) =>
     d.budgetCeiling
       ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`

@@ -27,7 +27,7 @@ export interface FailoverFloor {
   phase: string;
 }
 
-/** The plan in force of a target's capacity mix: the instances it is sized for. */
+/** The capacity mix's loss cover: the instances that still serve the forecast after losing the largest spot pool. */
 export interface MixFloor {
   capacity: number;
 }
@@ -73,9 +73,9 @@ export interface SignalSnapshot {
    */
   failoverFloor?: FailoverFloor;
   /**
-   * The capacity mix plan in force (shared/mix/, stored by the mix function): its capacity is
-   * sized so that losing the largest spot pool still serves the p90 forecast. A floor, like the
-   * failover floor: it wins over the budget ceiling.
+   * The capacity mix's loss cover (shared/mix/shift.ts lossCoverFloor under the plan the mix
+   * function stored): the least capacity that, after losing its largest spot pool, still serves
+   * the forecast. A floor, like the failover floor: it wins over the budget ceiling.
    */
   mixFloor?: MixFloor;
   /**

@@ -242,13 +242,13 @@ const SCENARIOS: Scenario[] = [
       'Hold at 3 instances: every signal has been below its band for 1 period; failover group chat is steady: the standby keeps its warm floor of 3 instances.',
   },
   {
-    case: 'the capacity mix plan in force holds capacity up and says what it is sized for',
+    case: "the capacity mix's loss cover holds capacity up and says what it is for",
     policy: three(),
     start: 12,
     ticks: one(v(50, 30), { mixFloor: { capacity: 12 } }),
     reasons: ['ScaleInBreach', 'MixPlanFloor'],
     message:
-      'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix plan in force is sized for 12 instances, enough to serve the p90 forecast after losing its largest spot pool.',
+      'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix needs 12 instances so that losing its largest spot pool still serves the forecast.',
   },
   {
     case: 'the budget stops a scale-out and says the SLO is at risk for money',

@@ -1,9 +1,11 @@
 /**
- * The capacity mix in the evaluator (functions/evaluate/mix-plan.ts): the plan in force is a floor
- * (MixPlanFloor) and the budget a ceiling on scale-out (BudgetCapped). Replays through the evaluate
- * harness (every SDK client mocked): the group chat-asg runs 12 instances; its MIX#chat-asg PLAN
- * item holds the plan the real planner (stepMix) makes for a flat p90 of 10 instances; the item
- * rides in the tick's BatchGetItem of state items.
+ * The capacity mix in the evaluator (functions/evaluate/mix-plan.ts): the loss cover of the
+ * forecast under the plan in force is a floor (MixPlanFloor) and the budget a ceiling on
+ * scale-out (BudgetCapped). Replays through the evaluate harness (every SDK client mocked): the
+ * group chat-asg runs 12 instances; its MIX#chat-asg PLAN item holds the plan the real planner
+ * (stepMix) makes for a flat p90 of 10 instances (12: 6 on-demand, 2 spot in each of 3 pools);
+ * its state item holds the forecast function's floor schedule; the PLAN item rides in the tick's
+ * BatchGetItem of state items.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +27,7 @@ const mixTarget = (maxUsdPerHour?: number) => ({
   autoScalingGroupName: 'chat-asg',
   scaling: { minCapacity: 2, maxCapacity: 40 },
   signals: [{ metric: 'gpuUtilization', target: 70 }],
+  forecast: { quantile: 'p90', requestsPerInstance: 100, leadTimeMinutes: 10 },
   // Undamped: one period scales in or out, a step may go all the way.
   damping: {
     scaleOutBreaches: 1,
@@ -51,8 +54,30 @@ function plannedState(maxUsdPerHour?: number): MixState {
   return stepMix(initialMixState(), { forecast: { points } }, policy, NOW).state;
 }
 
-function setup(opts: { gpu: number; maxUsdPerHour?: number; item?: Record<string, unknown> | 'none' }) {
+/** The forecast function's floor schedule from 10 minutes ago: `need` instances at every step. */
+const forecastFloor = (need: number) => ({
+  quantile: 'p90',
+  computedAt: NOW - 10 * 60_000,
+  startsAt: Date.parse('2025-06-02T11:50:00Z'),
+  stepMinutes: 5,
+  leadTimeMinutes: 10,
+  capacities: Array.from({ length: 48 }, () => need),
+});
+
+function setup(opts: {
+  gpu: number;
+  maxUsdPerHour?: number;
+  item?: Record<string, unknown> | 'none';
+  need?: number | null;
+}) {
   const h = harness();
+  const need = opts.need === undefined ? 10 : opts.need;
+  if (need !== null)
+    h.table.items.set('TARGET#chat-asg|STATE', {
+      pk: 'TARGET#chat-asg',
+      sk: 'STATE',
+      forecastFloor: forecastFloor(need),
+    });
   h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, JSON.stringify(policyFor(opts.maxUsdPerHour)));
   h.metricValues.nvidia_smi_utilization_gpu = opts.gpu;
   fakeGroup(h.mocks.asg, 'chat-asg', { desired: 12, ready: 12, policies: [] });
@@ -63,28 +88,49 @@ function setup(opts: { gpu: number; maxUsdPerHour?: number; item?: Record<string
   return h;
 }
 
+const planUsd = () => `${plannedState().plan?.usdPerHour.toFixed(2)} USD/h`;
 const recordOf = async (h: ReturnType<typeof setup>) => (await h.evaluate(TICK, NOW)).records[0]!;
 const mixInput = (r: { inputs: unknown }) => (r.inputs as { mixPlan?: unknown }).mixPlan;
 
 describe('the capacity mix plan in the evaluator', () => {
-  it('the plan sized for 12 holds the group at 12 though its signals ask for 5', async () => {
+  it.each([
+    {
+      case: "the forecast's 10 holds the group at 12 though its signals ask for 5: losing a pool of 2 spot leaves 10",
+      need: 10,
+      desired: 12,
+      reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 12 or more: losing its largest spot pool leaves the 10 the forecast needs over the next 15 min; no budget`,
+    },
+    {
+      case: "a quieter forecast now than the plan's peak holds less than the plan's 12",
+      need: 6,
+      desired: 7,
+      reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 7 or more: losing its largest spot pool leaves the 6 the forecast needs over the next 15 min; no budget`,
+    },
+    {
+      case: 'no fresh forecast floor: no loss cover to hold, the signals decide',
+      need: null,
+      desired: 5,
+      reasons: ['ScaleInBreach'],
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); no fresh forecast floor to size the loss cover on; no budget`,
+    },
+  ])('$case', async ({ need, desired, reasons, detail }) => {
     expect(plannedState().plan?.capacity).toBe(12);
+    const record = await recordOf(setup({ gpu: 25, need }));
+    expect([record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([desired, reasons]);
+    expect(mixInput(record)).toMatchObject({
+      capacity: reasons.includes('MixPlanFloor') ? desired : null,
+      detail,
+    });
+  });
+
+  it('says why in one sentence, with the floor it held', async () => {
     const record = await recordOf(setup({ gpu: 25 }));
-    expect([record.decision?.desiredCapacity, record.decision?.reasons, record.outcome]).toEqual([
-      12,
-      ['ScaleInBreach', 'MixPlanFloor'],
+    expect([record.decision?.message, record.outcome]).toEqual([
+      'Hold at 12 instances: every signal has been below its band for 1 period; the forecast for the provisioning lead time needs at least this much; the capacity mix needs 12 instances so that losing its largest spot pool still serves the forecast.',
       'held',
     ]);
-    expect(record.decision?.message).toBe(
-      'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix plan in force is sized for 12 instances, enough to serve the p90 forecast after losing its largest spot pool.',
-    );
-    expect(mixInput(record)).toEqual({
-      capacity: 12,
-      ceiling: null,
-      maxUsdPerHour: null,
-      usdPerHour: plannedState().plan?.usdPerHour,
-      detail: `held at 12 or more by the plan in force (${plannedState().plan?.usdPerHour.toFixed(2)} USD/h); no budget`,
-    });
   });
 
   it('the budget stops a scale-out at what it pays for, says so, and the group is set there', async () => {
@@ -147,12 +193,15 @@ describe('the capacity mix plan in the evaluator', () => {
     },
   ])('$case: the signals decide alone, and the record says why', async ({ item, detail }) => {
     const record = await recordOf(setup({ gpu: 25, item }));
-    expect([record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([5, ['ScaleInBreach']]);
+    expect([record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([
+      10,
+      ['ScaleInBreach', 'ForecastFloor'],
+    ]);
     expect(mixInput(record)).toMatchObject({ capacity: null, ceiling: null, detail });
   });
 
   it('a PLAN key left unprocessed gives no floor this tick, and the state is still read', async () => {
-    const h = setup({ gpu: 25 });
+    const h = setup({ gpu: 25, need: null });
     h.mocks.ddb.on(BatchGetCommand).callsFake(async () => ({
       Responses: { 'governor-state': [] },
       UnprocessedKeys: { 'governor-state': { Keys: [{ pk: 'MIX#chat-asg', sk: 'PLAN' }] } },
@@ -166,7 +215,7 @@ describe('the capacity mix plan in the evaluator', () => {
   });
 
   it('a failed batched read leaves no floor, names the failure, and each target reads its own state', async () => {
-    const h = setup({ gpu: 25 });
+    const h = setup({ gpu: 25, need: null });
     h.mocks.ddb
       .on(BatchGetCommand)
       .rejects(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
