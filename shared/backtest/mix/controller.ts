@@ -1,17 +1,20 @@
 /**
  * Governor's capacity mix in the backtest, with the decision code it runs in AWS: the planner
  * (stepMix, every PLAN_EVERY_MINUTES on a forecast refitted hourly from delivered minutes) and
- * the interruption handler's two shifts (replanFor: a spot launch that failed marks the listed
- * pools unavailable for interruptions.poolUnavailableMinutes; warnings for more than
- * breaker.reclaimedPercent of the plan's spot within breaker.windowMinutes open the breaker for
- * breaker.openMinutes). The engine's floor is lossCoverFloor(): what, under the plan's
+ * the interruption handler (handleSpotBatch, on each minute's warnings and failed spot launches,
+ * as the spot-events function gets them: a failed launch leaves spot out for
+ * interruptions.poolUnavailableMinutes, warnings for more than breaker.reclaimedPercent of the
+ * plan's spot within breaker.windowMinutes open the breaker, and either shifts the plan). The engine's floor is lossCoverFloor(): what, under the plan's
  * MixedInstancesPolicy, still serves the p90 forecast over the next replacement lead time after
  * losing its largest spot pool, as in AWS.
  */
 import { forecast } from '../../forecast/forecast.ts';
+import type { SpotEvent } from '../../interruptions/events.ts';
+import { handleSpotBatch } from '../../interruptions/handle.ts';
+import { availabilityAt, type SpotState } from '../../interruptions/state.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { initialMixState, stepMix } from '../../mix/plan.ts';
-import { lossCoverFloor, replanFor } from '../../mix/shift.ts';
+import { lossCoverFloor } from '../../mix/shift.ts';
 import type {
   ForecastPoint,
   MixPlan,
@@ -37,22 +40,19 @@ export interface MixControllerOptions {
 
 export class MixController {
   readonly #o: MixControllerOptions;
-  readonly #types: string[];
   #state: MixState = initialMixState();
+  #spot: SpotState | null = null;
+  /** Simulated instance and event ids: every reclaimed instance is a new one. */
+  #ids = 0;
   #points: ForecastPoint[] | null = null;
   #fittedAt = Number.NEGATIVE_INFINITY;
   readonly #delivered: number[] = [];
-  /** Pool type -> minute until which its spot is out of reach. */
-  readonly #unavailable = new Map<string, number>();
-  #breakerUntil = Number.NEGATIVE_INFINITY;
-  readonly #warnings: { minute: number; count: number }[] = [];
   readonly reasonCounts: Partial<Record<MixReasonCode, number>> = {};
   breakerTrips = 0;
   shifts = 0;
 
   constructor(options: MixControllerOptions) {
     this.#o = options;
-    this.#types = options.policy.mix.pools.map((p) => p.instanceType);
   }
 
   get plan(): MixPlan | null {
@@ -71,10 +71,7 @@ export class MixController {
   }
 
   availability(minute: number): SpotAvailability {
-    return {
-      unavailablePools: this.#types.filter((t) => (this.#unavailable.get(t) ?? -1) > minute),
-      breakerOpen: this.#breakerUntil > minute,
-    };
+    return availabilityAt(this.#spot, minute * 60_000);
   }
 
   /** The group's MixedInstancesPolicy from the plan in force (all on-demand before the first). */
@@ -88,7 +85,7 @@ export class MixController {
     return {
       onDemandBase: plan.mixedInstancesPolicy.onDemandBaseCapacity,
       onDemandPercentAboveBase: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
-      spotPools: listed.map((t) => this.#types.indexOf(t)),
+      spotPools: listed.map((t) => this.#o.policy.mix.pools.findIndex((p) => p.instanceType === t)),
     };
   }
 
@@ -109,35 +106,62 @@ export class MixController {
     if (primary) this.reasonCounts[primary] = (this.reasonCounts[primary] ?? 0) + 1;
   }
 
-  /** Interruption warnings for `count` spot instances at `minute`: the breaker's count. */
+  /** Interruption warnings for `count` spot instances at `minute` (each a new instance). */
   warned(count: number, minute: number): void {
-    const { breaker } = this.#o.policy.mix.interruptions;
-    this.#warnings.push({ minute, count });
-    while (this.#warnings.length > 0 && this.#warnings[0]!.minute <= minute - breaker.windowMinutes)
-      this.#warnings.shift();
-    const recent = this.#warnings.reduce((s, w) => s + w.count, 0);
-    const spot = this.#state.plan?.spot ?? 0;
-    if (this.#breakerUntil > minute || spot === 0) return;
-    if (recent * 100 > breaker.reclaimedPercent * spot) {
-      this.#breakerUntil = minute + breaker.openMinutes;
-      this.breakerTrips++;
-      this.#shift(minute);
+    const events = Array.from({ length: count }, (): SpotEvent => {
+      const id = this.#ids++;
+      return {
+        ...this.#origin(minute, id),
+        kind: 'interruption',
+        instanceId: `i-${id}`,
+        action: 'terminate',
+      };
+    });
+    this.#handle(events, minute);
+  }
+
+  /** A spot launch failed with no listed pool able to give one: a shortage naming no type. */
+  launchFailed(minute: number): void {
+    const id = this.#ids++;
+    this.#handle(
+      [
+        {
+          ...this.#origin(minute, id),
+          kind: 'launch-failed',
+          groupName: this.#o.policy.targetId,
+          statusCode: 'Failed',
+          message: 'There is no Spot capacity available that matches your request.',
+          shortage: { instanceType: null },
+        },
+      ],
+      minute,
+    );
+  }
+
+  #origin = (minute: number, id: number) => ({
+    eventId: `e-${id}`,
+    at: minute * 60_000,
+    account: '000000000000',
+    region: 'backtest',
+  });
+
+  #handle(events: SpotEvent[], minute: number): void {
+    const now = minute * 60_000;
+    const r = handleSpotBatch({
+      state: this.#spot,
+      events,
+      policy: this.#o.policy,
+      plan: this.#state.plan,
+      now,
+    });
+    this.#spot = r.state;
+    for (const a of r.actions) {
+      if (a.kind === 'breaker-opened') this.breakerTrips++;
+      if (a.kind === 'shift') {
+        this.#state = { ...this.#state, plan: a.plan, lastChangeAt: now, pendingSince: null };
+        this.shifts++;
+      }
     }
-  }
-
-  /** A spot launch failed in every listed pool: they are out of reach for poolUnavailableMinutes. */
-  launchFailed(pools: readonly number[], minute: number): void {
-    const until = minute + this.#o.policy.mix.interruptions.poolUnavailableMinutes;
-    for (const p of pools) this.#unavailable.set(this.#types[p]!, until);
-    this.#shift(minute);
-  }
-
-  #shift(minute: number): void {
-    const held = this.#state.plan;
-    if (!held) return;
-    const plan = replanFor(this.#o.policy, held, this.availability(minute));
-    this.#state = { ...this.#state, plan, lastChangeAt: minute * 60_000, pendingSince: null };
-    this.shifts++;
   }
 
   #refit(count: number, minute: number): void {

@@ -117,7 +117,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     const { failedSpot } = fleet.scaleTo(desired, mix, m, dry);
     if (failedSpot > 0) {
       t.failed += failedSpot;
-      controller?.launchFailed(mix.spotPools, m);
+      controller?.launchFailed(m);
     }
     // Bill the minute.
     t.committed += pricing.committedInstances * pricing.committedUsdPerHour;
