@@ -1,0 +1,74 @@
+/**
+ * The mix Lambda function: wakes every 5 minutes (EventBridge Scheduler), plans the capacity mix
+ * of every target with a capacityMix from the forecast floor and the spot availability (stepMix),
+ * stores the planner's state (PLAN items) and writes the plan to ec2-asg groups' MixedInstancesPolicy
+ * (docs/capacity-mix.md; ./run.ts is the flow, ./target.ts the order that keeps state consistent).
+ * Configuration is parsed once at cold start and fails fast naming the variable. Per run, from the
+ * Lambda context: the function's own account (ticks from others are refused) and the time left
+ * (every AWS call stops at the deadline, MIX_RESERVE_MS before Lambda's timeout; targets are not
+ * started when too little is left).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { createForecastClients } from '../../shared/aws/clients.ts';
+import { withDeadline } from '../../shared/aws/deadline.ts';
+import { createTracing } from '../../shared/aws/tracing.ts';
+import { accountOfArn } from '../../shared/control/routing.ts';
+import { parseMixConfig } from './config.ts';
+import { awsMixPorts } from './ports.ts';
+import { createMixRunner } from './run.ts';
+import { powertoolsMixTelemetry } from './telemetry.ts';
+
+/** Kept after the deadline for writing the records' log lines and returning. */
+export const MIX_RESERVE_MS = 3_000;
+
+const config = parseMixConfig(process.env);
+const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-mix';
+const logger = new Logger({ serviceName: service });
+const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
+  serviceName: service,
+});
+// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
+const tracing = createTracing(process.env, service);
+const run = createMixRunner({
+  config,
+  // The forecast function's clients (DynamoDB, SSM, CloudWatch, Auto Scaling; created per region
+  // on first use): the same services, and neither SageMaker nor Step Functions in the bundle.
+  ports: awsMixPorts(
+    createForecastClients({
+      region: config.AWS_REGION,
+      endpoint: process.env.AWS_ENDPOINT_URL,
+      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
+      credentials: fromEnv(),
+      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
+    }),
+    config.STATE_TABLE_NAME,
+  ),
+  telemetry: powertoolsMixTelemetry(logger, metrics),
+});
+
+/** Returns one line per target (the full records are in the log and the state table). */
+export const handler = middy(async (event: unknown, context: Context) => {
+  const left = () => context.getRemainingTimeInMillis() - MIX_RESERVE_MS;
+  const report = await withDeadline(Date.now() + left(), () =>
+    run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn), leftMs: left }),
+  );
+  return {
+    eventId: report.eventId,
+    ignored: report.ignored?.reason ?? null,
+    targets: report.records.map((r) => ({
+      targetId: r.targetId,
+      outcome: r.outcome,
+      reasons: r.reasons,
+      capacity: r.plan?.capacity ?? null,
+      spot: r.plan?.spot ?? null,
+    })),
+  };
+})
+  .use(tracing.middleware)
+  .use(injectLambdaContext(logger));

@@ -1,0 +1,111 @@
+/**
+ * The mix function's decision record: one per target and run, logged as one structured line and
+ * written to the state table (pk MIX#<targetId>, sk DECISION#<ISO time>#<decisionId>, TTL
+ * expiresAt). It holds the planner's reason codes and sentence, what it planned from (the
+ * forecast floor it read, the spot availability, the demand), the plan in force after the run
+ * and the one wanted, what happened to the group and to the PLAN item, and the unit cost.
+ */
+import { expiresAtFor } from '../../shared/control/records.ts';
+import type { MixDemand, MixPlan, MixReasonCode, SpotAvailability } from '../../shared/mix/types.ts';
+import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { MixConfig } from './config.ts';
+import type { ForecastSource } from './inputs.ts';
+import type { MixPorts } from './ports.ts';
+
+/** Why group writes are withheld this run, or null when Governor is active. */
+export type Withheld = 'shadow' | 'kill-switch';
+
+export type MixOutcome =
+  /** ec2-asg: the group's MixedInstancesPolicy was set to the plan in force. */
+  | 'applied'
+  /** ec2-asg: the group already had it; no write. */
+  | 'unchanged'
+  /** SageMaker (no write), or no plan yet. */
+  | 'planned'
+  | 'shadow'
+  | 'killed'
+  /** The adapter refused before writing (one line naming the field and the fix). */
+  | 'refused'
+  /** The group is mid-update: the next run tries again. */
+  | 'busy'
+  /** Another run stored its plan first. */
+  | 'superseded'
+  /** An AWS call failed: nothing stored. */
+  | 'failed'
+  /** Not started for lack of time (DeadlineReached). */
+  | 'deferred';
+
+export interface MixRecord {
+  decisionId: string;
+  targetId: string;
+  targetKind: TargetPolicy['kind'];
+  at: string;
+  mode: MixConfig['GOVERNOR_MODE'];
+  outcome: MixOutcome;
+  /** The planner's: the primary reason first, then the modifiers of the plan in force. */
+  reasons: MixReasonCode[];
+  message: string;
+  detail: string;
+  changed: boolean;
+  forecast: ForecastSource | null;
+  availability: SpotAvailability | null;
+  demand: MixDemand | null;
+  /** The plan in force after this run: the one stored, or the one before when nothing was. */
+  plan: MixPlan | null;
+  wanted: MixPlan | null;
+  group: string | null;
+  stored: 'written' | 'unchanged' | 'conflict' | 'not-written';
+  requestsLastHour: number | null;
+  costPer1kRequestsUsd: number | null;
+}
+
+export interface MixTelemetry {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+  /** One structured line per record, and its metrics. */
+  record(r: MixRecord): void;
+}
+
+/** What one run gives each target. */
+export interface MixRunContext {
+  config: MixConfig;
+  ports: MixPorts;
+  now: number;
+  withheld: Withheld | null;
+  recordBase(t: TargetPolicy): Pick<MixRecord, 'decisionId' | 'targetId' | 'targetKind' | 'at' | 'mode'>;
+}
+
+/** A record for a target that was not planned: its reads failed, or too little time was left. */
+export function unplannedRecord(
+  ctx: MixRunContext,
+  t: TargetPolicy,
+  outcome: 'failed' | 'deferred',
+  detail: string,
+): MixRecord {
+  return {
+    ...ctx.recordBase(t),
+    outcome,
+    reasons: [],
+    message: '',
+    detail,
+    changed: false,
+    forecast: null,
+    availability: null,
+    demand: null,
+    plan: null,
+    wanted: null,
+    group: null,
+    stored: 'not-written',
+    requestsLastHour: null,
+    costPer1kRequestsUsd: null,
+  };
+}
+
+/** The audit item: the record, its keys and a TTL of ttlDays. */
+export const mixAuditItem = (r: MixRecord, ttlDays: number): Record<string, unknown> => ({
+  pk: `MIX#${r.targetId}`,
+  sk: `DECISION#${r.at}#${r.decisionId}`,
+  expiresAt: expiresAtFor(r.at, ttlDays),
+  ...r,
+});

@@ -1,0 +1,67 @@
+/**
+ * Logs and metrics of the mix function. One JSON log line per decision record (error for failed,
+ * refused; warn for busy, superseded, deferred; info otherwise) and CloudWatch EMF in namespace
+ * Governor (POWERTOOLS_METRICS_NAMESPACE), dimension [TargetId], for the plan in force:
+ *   PlannedUsdPerHour         USD per hour of the plan at its capacity, committed base included
+ *   PlannedSpotInstances      spot instances in the plan
+ *   PlannedOnDemandInstances  on-demand instances (committed ones included)
+ *   CostPer1kRequestsUsd      PlannedUsdPerHour over the last hour's requests / 1,000 (absent
+ *                             without requests)
+ *   BudgetCapped              1 when the plan was lowered to fit maxUsdPerHour, else 0 (the
+ *                             template's BudgetCapped alarm: the SLO is at risk for money)
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MixRecord, MixTelemetry } from './record.ts';
+
+const LEVEL: Record<MixRecord['outcome'], 'info' | 'warn' | 'error'> = {
+  applied: 'info',
+  unchanged: 'info',
+  planned: 'info',
+  shadow: 'info',
+  killed: 'info',
+  refused: 'error',
+  busy: 'warn',
+  superseded: 'warn',
+  failed: 'error',
+  deferred: 'warn',
+};
+
+/** The metrics of one record's plan in force (none without a plan), by name. */
+export function planFigures(r: MixRecord): Record<string, number> {
+  const plan = r.plan;
+  if (!plan) return {};
+  return {
+    PlannedUsdPerHour: plan.usdPerHour,
+    PlannedSpotInstances: plan.spot,
+    PlannedOnDemandInstances: plan.onDemand,
+    BudgetCapped: plan.shapedBy.includes('BudgetCapped') ? 1 : 0,
+    ...(r.costPer1kRequestsUsd !== null ? { CostPer1kRequestsUsd: r.costPer1kRequestsUsd } : {}),
+  };
+}
+
+export function powertoolsMixTelemetry(logger: Logger, metrics: Metrics): MixTelemetry {
+  // Exactly [TargetId]: no default `service` dimension, as the other functions' per-target metrics.
+  metrics.clearDefaultDimensions();
+  return {
+    info: (message, attributes) => logger.info(message, attributes ?? {}),
+    warn: (message, attributes) => logger.warn(message, attributes ?? {}),
+    error: (message, attributes) => logger.error(message, attributes ?? {}),
+    record(r) {
+      const sentence = r.message ? `${r.message} ` : '';
+      logger[LEVEL[r.outcome]](`mix ${r.targetId}: ${r.outcome}: ${sentence}(${r.detail})`, { record: r });
+      const figures = Object.entries(planFigures(r));
+      if (figures.length === 0) return;
+      metrics.addDimension('TargetId', r.targetId);
+      for (const [name, value] of figures)
+        metrics.addMetric(
+          name,
+          name === 'PlannedUsdPerHour' || name === 'CostPer1kRequestsUsd'
+            ? MetricUnit.NoUnit
+            : MetricUnit.Count,
+          value,
+        );
+      metrics.publishStoredMetrics();
+    },
+  };
+}

@@ -1,0 +1,465 @@
+/**
+ * The mix function's runner (functions/mix/run.ts and target.ts) over in-memory ports, as
+ * timelines of 5-minute ticks: what is planned, applied, stored and recorded, and that a failed or
+ * withheld write leaves the PLAN item saying only what the group has. The real adapters run
+ * against moto in tests/integration/mix-function-moto.test.ts.
+ *
+ * The world: chat-asg (ec2-asg; 2 committed g5, spot over 3 pools, tests/mix/harness.ts prices)
+ * and chat-sm (a SageMaker variant with a committed base and a budget, no spot). Their forecast
+ * floors say 10 instances for the next 4 hours.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseMixConfig } from '#functions/mix/config.ts';
+import type { MixPorts } from '#functions/mix/ports.ts';
+import type { MixRecord } from '#functions/mix/record.ts';
+import { createMixRunner, MixRunError } from '#functions/mix/run.ts';
+import { planFigures } from '#functions/mix/telemetry.ts';
+import type { StoredMix } from '#shared/aws/mix-store.ts';
+import type { MixApplyResult } from '#shared/aws/mixed-instances.ts';
+import { initialSpotState, type SpotState } from '#shared/interruptions/state.ts';
+import type { MixPlan, MixState } from '#shared/mix/types.ts';
+import { POOLS } from '../mix/harness.ts';
+import { eventFile } from './support.ts';
+
+const T0 = Date.parse('2025-06-02T12:00:00Z');
+const at = (minutes: number) => T0 + minutes * 60_000 + 20_000;
+const tick = (minutes: number) => ({
+  ...(eventFile('scheduler-tick') as object),
+  id: `mix-${minutes}`,
+  time: new Date(T0 + minutes * 60_000).toISOString(),
+});
+
+const forecast = { quantile: 'p90', requestsPerInstance: 100, leadTimeMinutes: 10 };
+const POLICY = {
+  version: 1,
+  targets: [
+    {
+      id: 'chat-asg',
+      kind: 'ec2-asg',
+      region: 'us-east-1',
+      autoScalingGroupName: 'chat-asg',
+      scaling: { minCapacity: 2, maxCapacity: 40 },
+      signals: [{ metric: 'gpuUtilization', target: 70 }],
+      forecast,
+      capacityMix: {
+        pools: POOLS,
+        committed: { instances: 2, instanceType: 'g5.2xlarge', usdPerHour: 0.76 },
+        spot: { maxPercent: 60 },
+      },
+    },
+    {
+      id: 'chat-sm',
+      kind: 'sagemaker-variant',
+      region: 'us-east-1',
+      endpointName: 'chat-sm',
+      scaling: { minCapacity: 1, maxCapacity: 20 },
+      signals: [{ metric: 'invocationsPerInstance', target: 100 }],
+      forecast,
+      capacityMix: {
+        pools: [{ instanceType: 'ml.g5.2xlarge', onDemandUsdPerHour: 1.515 }],
+        committed: { instances: 2, instanceType: 'ml.g5.2xlarge', usdPerHour: 0.95 },
+        maxUsdPerHour: 20,
+      },
+    },
+    // No capacityMix: never planned, never read.
+    {
+      id: 'plain',
+      kind: 'sagemaker-variant',
+      region: 'us-east-1',
+      endpointName: 'plain',
+      scaling: { minCapacity: 1, maxCapacity: 4 },
+      signals: [{ metric: 'invocationsPerInstance', target: 100 }],
+    },
+  ],
+};
+
+/** The forecast function's floor schedule: `need` instances at every step of the next 4 hours. */
+const floorItem = (targetId: string, need: number, computedAt = T0) => ({
+  pk: `TARGET#${targetId}`,
+  sk: 'STATE',
+  forecastFloor: {
+    quantile: 'p90',
+    computedAt,
+    startsAt: computedAt,
+    stepMinutes: 5,
+    leadTimeMinutes: 10,
+    capacities: Array.from({ length: 48 }, () => need),
+  },
+});
+
+type GroupAnswer = MixApplyResult | Error;
+
+/** In-memory ports: a versioned PLAN store with DynamoDB's conditions, a group that answers as told. */
+function world(options: { mode?: 'shadow' | 'active' } = {}) {
+  const parameters = new Map([
+    ['/governor/policy', JSON.stringify(POLICY)],
+    ['/governor/kill-switch', 'off'],
+  ]);
+  const states = new Map<string, Record<string, unknown> | undefined>([
+    ['chat-asg', floorItem('chat-asg', 10)],
+    ['chat-sm', floorItem('chat-sm', 10)],
+  ]);
+  const plans = new Map<string, StoredMix>();
+  const spot = new Map<string, { spot: SpotState; version: number }>();
+  const audit: Record<string, unknown>[] = [];
+  const applied: { group: string; plan: MixPlan }[] = [];
+  const reads: string[] = [];
+  const w = {
+    parameters,
+    states,
+    plans,
+    spot,
+    audit,
+    applied,
+    reads,
+    /** What the next apply answers (default: applied, or unchanged when the plan is the last one). */
+    group: [] as GroupAnswer[],
+    putFails: null as Error | null,
+    /** Before the next put of this target, another writer stores its own state. */
+    raceNextPut: null as string | null,
+    requests: 60_000 as number | null,
+  };
+  let lastApplied: string | null = null;
+  const ports: MixPorts = {
+    parameters: {
+      get: async (name) => parameters.get(name) ?? null,
+      under: async () => [],
+    },
+    states: {
+      readMany: async (ids) => {
+        reads.push('states');
+        return new Map(ids.map((id) => [id, states.get(id)]));
+      },
+    },
+    plans: {
+      get: async (id) => plans.get(id) ?? null,
+      getMany: async (ids) => {
+        reads.push('plans');
+        return new Map(ids.flatMap((id) => (plans.has(id) ? [[id, plans.get(id)!] as const] : [])));
+      },
+      put: async (id, state, expected) => {
+        if (w.putFails) throw w.putFails;
+        if (w.raceNextPut === id) {
+          w.raceNextPut = null;
+          plans.set(id, { state, version: (plans.get(id)?.version ?? 0) + 1 });
+        }
+        if ((plans.get(id)?.version ?? 0) !== expected) return 'conflict';
+        plans.set(id, { state: structuredClone(state), version: expected + 1 });
+        return 'written';
+      },
+    },
+    spot: {
+      getMany: async (ids) => {
+        reads.push('spot');
+        return new Map(ids.flatMap((id) => (spot.has(id) ? [[id, spot.get(id)!] as const] : [])));
+      },
+    },
+    groups: {
+      current: async () => {
+        throw new Error('not used by the runner');
+      },
+      apply: async (_region, group, plan) => {
+        const answer = w.group.shift();
+        if (answer instanceof Error) throw answer;
+        if (answer) return answer;
+        const key = JSON.stringify(plan.mixedInstancesPolicy);
+        if (key === lastApplied) return { status: 'unchanged' };
+        lastApplied = key;
+        applied.push({ group, plan });
+        return { status: 'applied', policy: {} };
+      },
+    },
+    history: {
+      demand: async (_region, queries, window) => {
+        reads.push('history');
+        return queries.map((q) => ({
+          Id: q.id,
+          StatusCode: 'Complete' as const,
+          Timestamps: w.requests === null ? [] : [new Date(window.start)],
+          Values: w.requests === null ? [] : [w.requests],
+        }));
+      },
+    },
+    records: { put: async (item) => void audit.push(item) },
+  };
+  const lines: { level: string; message: string }[] = [];
+  const records: MixRecord[] = [];
+  let ids = 0;
+  const run = createMixRunner({
+    config: parseMixConfig({
+      POLICY_PARAMETER_NAME: '/governor/policy',
+      STATE_TABLE_NAME: 'governor-state',
+      KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
+      GOVERNOR_MODE: options.mode ?? 'active',
+    }),
+    ports,
+    telemetry: {
+      info: (message) => lines.push({ level: 'info', message }),
+      warn: (message) => lines.push({ level: 'warn', message }),
+      error: (message) => lines.push({ level: 'error', message }),
+      record: (r) => void records.push(r),
+    },
+    newId: () => `m${++ids}`,
+  });
+  const runAt = (minutes: number, leftMs?: () => number) =>
+    run(tick(minutes), at(minutes), { account: '123456789012', ...(leftMs ? { leftMs } : {}) });
+  const last = (targetId: string) => records.filter((r) => r.targetId === targetId).at(-1)!;
+  return { w, ports, runAt, records, lines, last };
+}
+
+const outcome = (r: MixRecord) => [r.outcome, r.reasons[0], r.stored, r.group];
+const storedVersion = (w: ReturnType<typeof world>['w'], id: string) => w.plans.get(id)?.version ?? 0;
+
+describe('the mix function, active', () => {
+  it('plans, applies and stores the first plan, then holds it without a write while the forecast stays', async () => {
+    const { w, runAt, last } = world();
+    await runAt(0);
+    const first = last('chat-asg');
+    expect(outcome(first)).toEqual(['applied', 'MixPlanned', 'written', 'applied']);
+    expect([first.plan?.capacity, first.plan?.onDemand, first.plan?.spot]).toEqual([12, 6, 6]);
+    expect(first.message).toMatch(/^Planned 12 instances/);
+    expect(w.applied.map((a) => [a.group, a.plan.capacity])).toEqual([['chat-asg', 12]]);
+    expect(storedVersion(w, 'chat-asg')).toBe(1);
+
+    await runAt(5);
+    expect(outcome(last('chat-asg'))).toEqual(['unchanged', 'WithinDeadBand', 'unchanged', 'unchanged']);
+    expect(storedVersion(w, 'chat-asg')).toBe(1);
+    expect(w.applied).toHaveLength(1);
+  });
+
+  it('records one decision per target with a capacityMix, in the table and the log, and none for the others', async () => {
+    const { w, runAt, records } = world();
+    await runAt(0);
+    expect(records.map((r) => r.targetId)).toEqual(['chat-asg', 'chat-sm']);
+    expect(w.audit.map((a) => [a.pk, String(a.sk).replace(/#m\d+$/, '')])).toEqual([
+      ['MIX#chat-asg', 'DECISION#2025-06-02T12:00:20.000Z'],
+      ['MIX#chat-sm', 'DECISION#2025-06-02T12:00:20.000Z'],
+    ]);
+    expect(w.audit[0]!.expiresAt).toBe(Math.floor(at(0) / 1000) + 30 * 86_400);
+  });
+
+  it('plans a SageMaker target (no spot there) and stores it for the evaluator, writing no AWS resource', async () => {
+    const { w, runAt, last } = world();
+    await runAt(0);
+    const sm = last('chat-sm');
+    expect(outcome(sm)).toEqual(['planned', 'MixPlanned', 'written', 'none']);
+    expect([sm.plan?.capacity, sm.plan?.spot, sm.plan?.mixedInstancesPolicy.overrides]).toEqual([
+      10,
+      0,
+      [{ instanceType: 'ml.g5.2xlarge' }],
+    ]);
+    expect(w.applied.map((a) => a.group)).toEqual(['chat-asg']);
+  });
+
+  it.each([
+    {
+      case: 'a failed write (throttled past its retries)',
+      answer: new Error('autoscaling:UpdateAutoScalingGroup on group chat-asg failed (Throttling)'),
+      outcome: 'failed',
+      throws: true,
+    },
+    {
+      case: 'a refusal (the group has a warm pool)',
+      answer: { status: 'refused' as const, message: 'group chat-asg has a warm pool: DeleteWarmPool' },
+      outcome: 'refused',
+      throws: false,
+    },
+    {
+      case: 'a group mid-update',
+      answer: { status: 'busy' as const, message: 'ScalingActivityInProgress' },
+      outcome: 'busy',
+      throws: false,
+    },
+  ])(
+    '$case stores nothing: the next run plans the same change again and applies it',
+    async ({ answer, outcome: expected, throws }) => {
+      const { w, runAt, last } = world();
+      w.group.push(answer);
+      const first = runAt(0);
+      if (throws) await expect(first).rejects.toThrow(MixRunError);
+      else await first;
+      const r = last('chat-asg');
+      expect([r.outcome, r.reasons[0], r.stored, r.plan]).toEqual([
+        expected,
+        'MixPlanned',
+        'not-written',
+        null,
+      ]);
+      expect(r.detail).toMatch(/nothing stored: the next run plans again from the state before$/);
+      expect(storedVersion(w, 'chat-asg')).toBe(0);
+      expect(storedVersion(w, 'chat-sm')).toBe(1);
+
+      await runAt(5);
+      expect(outcome(last('chat-asg'))).toEqual(['applied', 'MixPlanned', 'written', 'applied']);
+      expect(storedVersion(w, 'chat-asg')).toBe(1);
+    },
+  );
+
+  it('a PLAN item that fails to store after the group took the plan is a failure, and the next run stores it', async () => {
+    const { w, runAt, last } = world();
+    w.putFails = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
+    await expect(runAt(0)).rejects.toThrow('mix failed for 2 of 2 targets');
+    expect(last('chat-asg').outcome).toBe('failed');
+    expect(last('chat-asg').detail).toMatch(
+      /the PLAN item was not written \(ProvisionedThroughputExceededException/,
+    );
+    w.putFails = null;
+    await runAt(5);
+    expect(outcome(last('chat-asg'))).toEqual(['unchanged', 'MixPlanned', 'written', 'unchanged']);
+  });
+
+  it('another run that stored first wins: superseded, and its state stays', async () => {
+    const { w, runAt, last } = world();
+    w.raceNextPut = 'chat-asg';
+    await runAt(0);
+    expect(last('chat-asg').outcome).toBe('superseded');
+    expect(storedVersion(w, 'chat-asg')).toBe(1);
+  });
+
+  it('with the spot breaker open (SPOT item) the plan goes on-demand at once: AvailabilityShift', async () => {
+    const { w, runAt, last } = world();
+    await runAt(0);
+    w.spot.set('chat-asg', { spot: { ...initialSpotState(), breakerOpenUntil: at(60) }, version: 3 });
+    await runAt(5);
+    const r = last('chat-asg');
+    expect([r.outcome, r.reasons[0], r.plan?.spot, r.availability?.breakerOpen]).toEqual([
+      'applied',
+      'AvailabilityShift',
+      0,
+      true,
+    ]);
+    expect(r.reasons).toContain('SpotBreakerOpen');
+  });
+
+  it('without a fresh forecast floor the plan in force is kept (ForecastMissing), and the group still gets it', async () => {
+    const { w, runAt, last } = world();
+    await runAt(0);
+    w.states.set('chat-asg', floorItem('chat-asg', 30, T0 - 4 * 3_600_000));
+    await runAt(5);
+    const r = last('chat-asg');
+    expect([r.outcome, r.reasons[0], r.plan?.capacity, r.forecast]).toEqual([
+      'unchanged',
+      'ForecastMissing',
+      12,
+      null,
+    ]);
+  });
+
+  it('gives the plan in force its metrics: USD per hour, spot and on-demand, the cost per 1,000 requests', async () => {
+    const { runAt, last } = world();
+    await runAt(0);
+    const r = last('chat-asg');
+    expect(r.requestsLastHour).toBe(60_000);
+    expect(planFigures(r)).toEqual({
+      PlannedUsdPerHour: r.plan!.usdPerHour,
+      PlannedSpotInstances: 6,
+      PlannedOnDemandInstances: 6,
+      BudgetCapped: 0,
+      CostPer1kRequestsUsd: r.plan!.usdPerHour / 60,
+    });
+  });
+
+  it('says BudgetCapped (1) when the budget lowered the plan, and gives no cost per request without requests', async () => {
+    const { w, runAt, last } = world();
+    // 14 on-demand ml.g5 would cost 2 x 0.95 + 12 x 1.515 = 20.08 USD/h: over the 20 budget.
+    w.states.set('chat-sm', floorItem('chat-sm', 14));
+    w.requests = null;
+    await runAt(0);
+    const r = last('chat-sm');
+    expect(r.reasons).toContain('BudgetCapped');
+    expect(planFigures(r)).toMatchObject({ BudgetCapped: 1 });
+    expect(planFigures(r)).not.toHaveProperty('CostPer1kRequestsUsd');
+  });
+
+  it('a failed read of the PLAN items fails every target, applies nothing and stores nothing', async () => {
+    const { w, ports, runAt, records } = world();
+    ports.plans.getMany = async () => {
+      throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+    };
+    await expect(runAt(0)).rejects.toThrow(MixRunError);
+    expect(records.map((r) => [r.outcome, r.detail])).toEqual([
+      ['failed', 'cannot read the PLAN items: ThrottlingException: throttled: not planned, nothing changed'],
+      ['failed', 'cannot read the PLAN items: ThrottlingException: throttled: not planned, nothing changed'],
+    ]);
+    expect(w.applied).toEqual([]);
+  });
+
+  it('a target not started for lack of time is deferred, with nothing read for it changed', async () => {
+    const { w, runAt, records } = world();
+    await expect(runAt(0, () => 10_000)).rejects.toThrow(MixRunError);
+    expect(records.map((r) => r.outcome)).toEqual(['deferred', 'deferred']);
+    expect(records[0]!.detail).toMatch(/^DeadlineReached: 10 s left/);
+    expect([w.applied, w.plans.size]).toEqual([[], 0]);
+  });
+});
+
+describe('the mix function, withheld', () => {
+  it('in shadow mode plans and stores the dry run, and writes no group', async () => {
+    const { w, runAt, last } = world({ mode: 'shadow' });
+    await runAt(0);
+    expect(outcome(last('chat-asg'))).toEqual(['shadow', 'MixPlanned', 'written', 'withheld']);
+    expect(w.applied).toEqual([]);
+    expect(w.plans.get('chat-asg')?.state.plan?.capacity).toBe(12);
+  });
+
+  it('with the kill switch on writes no group and stores no plan: the PLAN item keeps saying what the group has', async () => {
+    const { w, runAt, last } = world();
+    await runAt(0);
+    const before: MixState = structuredClone(w.plans.get('chat-asg')!.state);
+    w.parameters.set('/governor/kill-switch', 'on');
+    w.states.set('chat-asg', floorItem('chat-asg', 30));
+    await runAt(5);
+    const r = last('chat-asg');
+    expect([r.outcome, r.reasons[0], r.stored, r.plan?.capacity]).toEqual([
+      'killed',
+      'LossCoverRestored',
+      'not-written',
+      12,
+    ]);
+    expect(w.plans.get('chat-asg')?.state).toEqual(before);
+    expect(w.applied).toHaveLength(1);
+  });
+});
+
+describe('ticks the mix function refuses, with no read', () => {
+  it.each([
+    {
+      case: 'a tick from another account',
+      raw: { ...tick(0), account: '999999999999' },
+      reason: 'ForeignAccount',
+    },
+    { case: 'a tick 10 minutes old', raw: tick(-10), reason: 'StaleEvent' },
+    {
+      case: 'an EventBridge rule posing as the scheduler',
+      raw: { ...tick(0), source: 'aws.events' },
+      reason: 'ForeignSource',
+    },
+  ])('$case', async ({ raw, reason }) => {
+    const { w, ports } = world();
+    const run = createMixRunner({
+      config: parseMixConfig({
+        POLICY_PARAMETER_NAME: '/governor/policy',
+        STATE_TABLE_NAME: 't',
+        KILL_SWITCH_PARAMETER_NAME: '/governor/kill-switch',
+      }),
+      ports,
+      telemetry: { info() {}, warn() {}, error() {}, record() {} },
+    });
+    const report = await run(raw, at(0), { account: '123456789012' });
+    expect([report.ignored?.reason, report.records, w.reads]).toEqual([reason, [], []]);
+  });
+
+  it('an alarm event is not its event: it fails naming the field', async () => {
+    const { runAt: _r, ports } = world();
+    const run = createMixRunner({
+      config: parseMixConfig({
+        POLICY_PARAMETER_NAME: '/p',
+        STATE_TABLE_NAME: 't',
+        KILL_SWITCH_PARAMETER_NAME: '/k',
+      }),
+      ports,
+      telemetry: { info() {}, warn() {}, error() {}, record() {} },
+    });
+    await expect(run(eventFile('alarm-chat-llm-latency'), at(0))).rejects.toThrow(/detail-type is an alarm/);
+  });
+});
