@@ -210,7 +210,9 @@ function conditionKeys(condition: Json | undefined): string[] {
  *   (cloudwatch:PutMetricData, cloudwatch:namespace = Governor); or
  * - nothing narrower exists: the catalogue lists no resource type and no condition key for it
  *   (Step Functions' log deliveries); or
- * - the action is in UNSCOPABLE_WRITES: what the catalogue offers does not apply (X-Ray uploads).
+ * - the action is in UNSCOPABLE_WRITES: what the catalogue offers does not apply (X-Ray uploads); or
+ * - it is ec2:RunInstances through launch templates the same role may use only by their tag
+ *   (launchesThroughTaggedTemplates).
  */
 /**
  * Writes whose catalogue entry offers something narrower that does not apply to Governor's use,
@@ -220,6 +222,32 @@ export const UNSCOPABLE_WRITES: Readonly<Record<string, string>> = {
   'xray:puttracesegments':
     "its one condition key, logs:LogGeneratingResourceArns, is for X-Ray's deliveries to CloudWatch Logs; a trace upload names no resource (AWS's AWSXRayDaemonWriteAccess grants it on *)",
 };
+
+const lower = (a: string) => a.toLowerCase();
+const RUN_INSTANCES = 'ec2:runinstances';
+
+/**
+ * ec2:RunInstances on what a launch template launches (instances, volumes, subnets, images...),
+ * scoped by ec2:LaunchTemplate: a RunInstances request is allowed only when each of its
+ * resources is, the launch template among them, so this statement is as narrow as the role's
+ * grant on launch templates. It counts as scoped when the same role holds RunInstances on
+ * launch-template ARNs only, with a resource-tag condition (governor:managed): launch template
+ * ARNs hold ids, never names, so the tag is what names them. Auto Scaling checks both when
+ * UpdateAutoScalingGroup writes a MixedInstancesPolicy (docs/deploy.md).
+ */
+function launchesThroughTaggedTemplates(s: Statement, statements: readonly Statement[]): boolean {
+  if (!s.actions.every((a) => lower(a) === RUN_INSTANCES)) return false;
+  if (!conditionKeys(s.condition).includes('ec2:launchtemplate')) return false;
+  return statements.some(
+    (o) =>
+      o !== s &&
+      o.effect === 'Allow' &&
+      o.principal === s.principal &&
+      o.actions.some((a) => lower(a) === RUN_INSTANCES) &&
+      o.resources.every((r) => /:launch-template\/[^/]*$/.test(resourceText(r) ?? '')) &&
+      conditionKeys(o.condition).some((k) => /(^|:)resourcetag\//.test(k)),
+  );
+}
 
 export async function checkWriteScopes(statements: readonly Statement[]): Promise<IamProblem[]> {
   const problems: IamProblem[] = [];
@@ -236,6 +264,7 @@ export async function checkWriteScopes(statements: readonly Statement[]): Promis
       const ownKeys = details.conditionKeys.map((k) => k.toLowerCase());
       const scoped =
         action.toLowerCase() in UNSCOPABLE_WRITES ||
+        launchesThroughTaggedTemplates(s, statements) ||
         (onResources && byTag) ||
         (!onResources && keys.some((k) => ownKeys.includes(k))) ||
         (details.resourceTypes.length === 0 && details.conditionKeys.length === 0);

@@ -46,6 +46,15 @@ export const NEEDED_WITHOUT_A_CALL: Readonly<Record<string, string>> = {
   'xray:puttelemetryrecords': 'with Tracing=Active, the X-Ray daemon reports its telemetry',
   'xray:getsamplingrules': 'with Tracing=Active, the sampler reads the sampling rules',
   'xray:getsamplingtargets': 'with Tracing=Active, the sampler asks for its sampling quota',
+  'ec2:runinstances':
+    'Auto Scaling checks that the caller of UpdateAutoScalingGroup may launch from the launch template its MixedInstancesPolicy names',
+  'ec2:createtags':
+    "Auto Scaling checks it with RunInstances when the launch template's tag specifications tag what it launches",
+  'iam:passrole':
+    "Auto Scaling checks it with RunInstances when the launch template names an instance profile's role",
+  'sqs:receivemessage': "Lambda's event source mapping polls the spot-events queue with the function's role",
+  'sqs:deletemessage': "Lambda's event source mapping deletes the messages the function handled",
+  'sqs:getqueueattributes': "Lambda's event source mapping reads the queue's attributes when it starts",
 };
 
 export interface CheckResult {

@@ -341,7 +341,7 @@ describe('region failover (FailoverRegionRole)', () => {
     expect(
       Object.keys(primary.Resources).filter((id) => id.includes('Failover') || id.includes('Standby')),
     ).toEqual([]);
-    expect(invokes(primary)).toEqual(['EvaluateFunction', 'ForecastFunction']);
+    expect(invokes(primary)).toEqual(['EvaluateFunction', 'ForecastFunction', 'MixFunction']);
     for (const [name, output] of Object.entries(template.Outputs as Loose))
       if (name.startsWith('Failover')) expect(output.Condition, name).toBe('IsFailoverStandby');
     expect(primary.Resources.StateTable.Properties.TableName).toBeUndefined();
@@ -350,7 +350,12 @@ describe('region failover (FailoverRegionRole)', () => {
   it('creates every failover resource in a standby stack, and lets the scheduler invoke the failover function', () => {
     for (const id of FAILOVER_RESOURCES) expect(resource(id).Condition, id).toBe('IsFailoverStandby');
     expect(Object.keys(standby.Resources)).toEqual(expect.arrayContaining(FAILOVER_RESOURCES));
-    expect(invokes(standby)).toEqual(['EvaluateFunction', 'ForecastFunction', 'FailoverFunction']);
+    expect(invokes(standby)).toEqual([
+      'EvaluateFunction',
+      'ForecastFunction',
+      'MixFunction',
+      'FailoverFunction',
+    ]);
   });
 
   it("leaves the state table's name to CloudFormation; a standby must name the primary's table, and reads its own region's heartbeat from its own", () => {
@@ -505,6 +510,8 @@ describe('operations', () => {
     'FailoverLogGroup',
     'FailoverActLogGroup',
     'FailoverStateMachineLogGroup',
+    'MixLogGroup',
+    'SpotEventsLogGroup',
   ])('%s keeps logs for LogRetentionDays', (id) => {
     expect(props(id).RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
@@ -523,6 +530,8 @@ describe('operations', () => {
       'Forecast floor and desired capacity per target',
       'Forecast demand band per target (requests per minute)',
       'Forecast function',
+      'Unit cost per target (USD per 1,000 requests; planned USD per hour right)',
+      'Planned mix per target (instances) and budget caps',
     ]);
   });
 

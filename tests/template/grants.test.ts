@@ -21,7 +21,38 @@ describe('calls and grants in template.yaml', () => {
       'FailoverFunction as FailoverFunctionRole',
       'FailoverStateMachine as FailoverStateMachineRole',
       'ForecastFunction as ForecastFunctionRole',
+      'MixFunction as MixFunctionRole',
       'ScaleTargetStateMachine as ScaleTargetStateMachineRole',
+      'SpotEventsFunction as SpotEventsFunctionRole',
+    ]);
+  });
+
+  it("sees the mix function read floors, plans, spot state, demand and the policy, set groups' MixedInstancesPolicy and keep its plans and records: no capacity write", () => {
+    expect(callsOf('MixFunction')).toEqual([
+      'autoscaling:describeautoscalinggroups',
+      'autoscaling:describewarmpool',
+      'autoscaling:updateautoscalinggroup',
+      'cloudwatch:getmetricdata',
+      'dynamodb:batchgetitem',
+      'dynamodb:getitem',
+      'dynamodb:putitem',
+      'ssm:getparameter',
+      'ssm:getparametersbypath',
+    ]);
+  });
+
+  it('sees the spot-events function find instances and groups, detach for replacement, shift the mix and keep its SPOT items', () => {
+    expect(callsOf('SpotEventsFunction')).toEqual([
+      'autoscaling:describeautoscalinggroups',
+      'autoscaling:describeautoscalinginstances',
+      'autoscaling:describewarmpool',
+      'autoscaling:detachinstances',
+      'autoscaling:updateautoscalinggroup',
+      'dynamodb:batchgetitem',
+      'dynamodb:getitem',
+      'dynamodb:putitem',
+      'ssm:getparameter',
+      'ssm:getparametersbypath',
     ]);
   });
 
@@ -69,7 +100,13 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it.each(['FailoverFunction', 'FailoverActFunction', 'ForecastFunction'])(
+  it.each([
+    'FailoverFunction',
+    'FailoverActFunction',
+    'ForecastFunction',
+    'MixFunction',
+    'SpotEventsFunction',
+  ])(
     'keeps the evaluator-only group calls (DescribePolicies, SuspendProcesses) out of %s: it never imports shared/aws/autoscaling.ts',
     (id) => {
       expect(
