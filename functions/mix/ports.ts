@@ -15,7 +15,7 @@ export interface MixPorts {
   /** PLAN items: the planner's state, written on condition of its version. */
   plans: MixStorePort;
   /** SPOT items, written by the spot-events function: read only. */
-  spot: Pick<SpotStorePort, 'getMany'>;
+  spot: Pick<SpotStorePort, 'get' | 'getMany'>;
   /** The groups' MixedInstancesPolicy (Describe, and Update when it differs). */
   groups: MixedInstancesPort;
   /** The last hour's requests, for the cost per 1,000 requests. */

@@ -9,7 +9,9 @@
  *   (one GetMetricData per region) -> each target, MIX_TARGETS_IN_FLIGHT at a time: plan, apply,
  *   store, record (./target.ts).
  * Every target is attempted. A failed read fails the targets it concerns (nothing planned on
- * guessed state), never the others; the cost metric alone does without its requests. A target is
+ * guessed state), never the others: a batch of PLAN or SPOT items that fails is read again one
+ * item at a time, so a malformed item fails its own target; the cost metric alone does without
+ * its requests. A target is
  * not started with less than MIX_TARGET_MARGIN_MS left (deferred, DeadlineReached). A run with a
  * failed or deferred target throws at the end, after every record is written, so the function's
  * Errors alarm sees it; the next run (5 minutes) or Lambda's one retry plans again.
@@ -110,35 +112,72 @@ async function requestsByTarget(deps: MixDeps, targets: readonly TargetPolicy[],
   return out;
 }
 
+/** A target's item: the value, null when there is none, or why it could not be read. */
+type ItemRead<T> = T | null | Error;
+
 interface Reads {
   states: Map<string, Record<string, unknown> | undefined> | Error;
-  plans: Map<string, StoredMix> | Error;
-  spot: Map<string, { spot: SpotState }> | Error;
+  plans: Map<string, ItemRead<StoredMix>>;
+  spot: Map<string, ItemRead<{ spot: SpotState }>>;
   requests: Map<string, number | null>;
+}
+
+/**
+ * Items by id from one batched read; when the batch fails (a malformed item, throttling past
+ * its retries), one GetItem per id, so a bad item fails its own target, not every target.
+ */
+async function itemsOf<T>(
+  what: string,
+  ids: string[],
+  many: (ids: string[]) => Promise<Map<string, T>>,
+  one: (id: string) => Promise<T | null>,
+): Promise<Map<string, ItemRead<T>>> {
+  try {
+    const found = await many(ids);
+    return new Map(ids.map((id) => [id, found.get(id) ?? null]));
+  } catch {
+    const out = new Map<string, ItemRead<T>>();
+    for (const id of ids)
+      out.set(id, await one(id).catch((e: unknown) => new Error(`cannot read the ${what}: ${errorText(e)}`)));
+    return out;
+  }
 }
 
 async function readAll(deps: MixDeps, targets: TargetPolicy[], now: number): Promise<Reads> {
   const ids = targets.map((t) => t.id);
-  const [states, plans, spot, requests] = await Promise.all([
+  const { plans, spot } = deps.ports;
+  const [states, planItems, spotItems, requests] = await Promise.all([
     attempt('the state items (forecast floors)', () => deps.ports.states.readMany(ids)),
-    attempt('the PLAN items', () => deps.ports.plans.getMany(ids)),
-    attempt('the SPOT items', () => deps.ports.spot.getMany(ids)),
+    itemsOf(
+      'PLAN item',
+      ids,
+      (x) => plans.getMany(x),
+      (id) => plans.get(id),
+    ),
+    itemsOf(
+      'SPOT item',
+      ids,
+      (x) => spot.getMany(x),
+      (id) => spot.get(id),
+    ),
     requestsByTarget(deps, targets, now),
   ]);
-  return { states, plans, spot, requests };
+  return { states, plans: planItems, spot: spotItems, requests };
 }
 
 /** One target's reads, or why it cannot be planned (a failed read; a state item left unprocessed). */
 function readsOf(t: TargetPolicy, r: Reads): TargetReads | string {
-  const failed = [r.states, r.plans, r.spot].find((x) => x instanceof Error);
+  const plan = r.plans.get(t.id) ?? null;
+  const spot = r.spot.get(t.id) ?? null;
+  const failed = [r.states, plan, spot].find((x) => x instanceof Error);
   if (failed) return `${failed.message}: not planned, nothing changed`;
   const states = r.states as Map<string, Record<string, unknown> | undefined>;
   if (!states.has(t.id))
     return 'its state item was left unprocessed by BatchGetItem: not planned, nothing changed';
   return {
-    stored: (r.plans as Map<string, StoredMix>).get(t.id) ?? null,
+    stored: plan as StoredMix | null,
     floor: decodeState(states.get(t.id)).forecastFloor,
-    spot: (r.spot as Map<string, { spot: SpotState }>).get(t.id)?.spot ?? null,
+    spot: (spot as { spot: SpotState } | null)?.spot ?? null,
     requests: r.requests.get(t.id) ?? null,
   };
 }

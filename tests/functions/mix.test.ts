@@ -149,6 +149,7 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
       },
     },
     spot: {
+      get: async (id) => spot.get(id) ?? null,
       getMany: async (ids) => {
         reads.push('spot');
         return new Map(ids.flatMap((id) => (spot.has(id) ? [[id, spot.get(id)!] as const] : [])));
@@ -371,17 +372,37 @@ describe('the mix function, active', () => {
     expect(planFigures(r)).not.toHaveProperty('CostPer1kRequestsUsd');
   });
 
-  it('a failed read of the PLAN items fails every target, applies nothing and stores nothing', async () => {
+  it('PLAN items that cannot be read, batched or one by one, fail every target: nothing applied, nothing stored', async () => {
     const { w, ports, runAt, records } = world();
-    ports.plans.getMany = async () => {
+    const throttled = async () => {
       throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
     };
+    ports.plans.getMany = throttled;
+    ports.plans.get = throttled;
     await expect(runAt(0)).rejects.toThrow(MixRunError);
     expect(records.map((r) => [r.outcome, r.detail])).toEqual([
-      ['failed', 'cannot read the PLAN items: ThrottlingException: throttled: not planned, nothing changed'],
-      ['failed', 'cannot read the PLAN items: ThrottlingException: throttled: not planned, nothing changed'],
+      ['failed', 'cannot read the PLAN item: ThrottlingException: throttled: not planned, nothing changed'],
+      ['failed', 'cannot read the PLAN item: ThrottlingException: throttled: not planned, nothing changed'],
     ]);
-    expect(w.applied).toEqual([]);
+    expect([w.applied, w.plans.size]).toEqual([[], 0]);
+  });
+
+  it('a malformed PLAN item fails its own target alone: the batch is read again item by item', async () => {
+    const { w, ports, runAt, records } = world();
+    const { get } = ports.plans;
+    ports.plans.getMany = async () => {
+      throw Object.assign(new Error('governor-state item pk MIX#chat-sm sk PLAN: state.version is 2'), {
+        name: 'MalformedItemError',
+      });
+    };
+    ports.plans.get = async (id) => (id === 'chat-sm' ? ports.plans.getMany([id]).then(() => null) : get(id));
+    await expect(runAt(0)).rejects.toThrow('mix failed for 1 of 2 targets: chat-sm');
+    expect(records.map((r) => [r.targetId, r.outcome])).toEqual([
+      ['chat-asg', 'applied'],
+      ['chat-sm', 'failed'],
+    ]);
+    expect(records[1]!.detail).toMatch(/^cannot read the PLAN item: MalformedItemError: .*MIX#chat-sm/);
+    expect(w.applied.map((a) => a.group)).toEqual(['chat-asg']);
   });
 
   it('a target not started for lack of time is deferred, with nothing read for it changed', async () => {
