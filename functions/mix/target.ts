@@ -96,8 +96,8 @@ async function store(
   reads: TargetReads,
   next: MixState,
 ): Promise<Stored> {
-  const before = reads.stored?.state ?? initialMixState();
-  if (reads.stored && sameState(before, next)) return 'unchanged';
+  // Nothing new (a plan held, or no forecast yet and no item): no write.
+  if (sameState(reads.stored?.state ?? initialMixState(), next)) return 'unchanged';
   return plans.put(t.id, next, reads.stored?.version ?? 0);
 }
 

@@ -346,6 +346,21 @@ describe('the mix function, active', () => {
     ]);
   });
 
+  it('with no forecast yet and no PLAN item, nothing is planned, applied or written', async () => {
+    const { w, runAt, last } = world();
+    w.states.set('chat-asg', undefined);
+    await runAt(0);
+    const r = last('chat-asg');
+    expect([r.outcome, r.reasons, r.plan, r.group, r.stored]).toEqual([
+      'planned',
+      ['ForecastMissing'],
+      null,
+      'none',
+      'unchanged',
+    ]);
+    expect([w.plans.has('chat-asg'), w.applied]).toEqual([false, []]);
+  });
+
   it('gives the plan in force its metrics: USD per hour, spot and on-demand, the cost per 1,000 requests', async () => {
     const { runAt, last } = world();
     await runAt(0);
