@@ -7,7 +7,7 @@
  * the growth stays near the fleet size. Prints figures; never fails.
  */
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
-import type { ForecastPoint, MixPolicy } from '#shared/mix/types.ts';
+import { DEFAULT_REPLACEMENT_LEAD_MINUTES, type ForecastPoint, type MixPolicy } from '#shared/mix/types.ts';
 import { CapacityMixSchema } from '#shared/policy/capacity-mix-schema.ts';
 
 const T0 = Date.UTC(2026, 0, 5);
@@ -28,6 +28,7 @@ function policy(max: number, maxUsdPerHour?: number): MixPolicy {
       spot: { maxPercent: 60 },
       ...(maxUsdPerHour ? { maxUsdPerHour } : {}),
     }),
+    replacementLeadMinutes: DEFAULT_REPLACEMENT_LEAD_MINUTES,
   };
 }
 

@@ -18,7 +18,13 @@
 import { pickFloor, stepAt } from '../../shared/control/forecast-floor.ts';
 import type { ForecastFloor } from '../../shared/control/state.ts';
 import { affordableCapacity, lossCoverFloor } from '../../shared/mix/shift.ts';
-import { type MixPlan, type MixPolicy, MixStateSchema, resolveMixPolicy } from '../../shared/mix/types.ts';
+import {
+  type MixPlan,
+  type MixPolicy,
+  MixStateSchema,
+  replacementLeadMinutes,
+  resolveMixPolicy,
+} from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 
 /** What the decision record says of a target's capacity mix plan (inputs.mixPlan). */
@@ -118,7 +124,8 @@ export function mixLimitsAt(
       usdPerHour: null,
       detail: `${held.missing}: no mix floor or ceiling`,
     };
-  const lead = held.policy.mix.replacementLeadTimeMinutes;
+  // A replacement is a scale-out: the lead the floor was planned over (measured) unless configured longer.
+  const lead = replacementLeadMinutes(held.policy.mix.replacementLeadTimeMinutes, floor?.leadTimeMinutes);
   const need = plan.spot > 0 ? needOver(t, floor, now, lead) : null;
   const capacity = need === null ? null : lossCoverFloor(held.policy, plan, need);
   const floorPart =

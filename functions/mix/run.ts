@@ -206,7 +206,8 @@ export function createMixRunner(deps: MixDeps) {
       try {
         const own = readsOf(t, reads);
         if (typeof own === 'string') return unplannedRecord(ctx, t, 'failed', own);
-        return await mixTarget(ctx, t, resolveMixPolicy(t)!, own);
+        // The replacement lead follows the lead the forecast floor was planned over (measured).
+        return await mixTarget(ctx, t, resolveMixPolicy(t, own.floor?.leadTimeMinutes)!, own);
       } catch (e) {
         // A malformed state item, or a bug: this target is not planned, the others are.
         return unplannedRecord(ctx, t, 'failed', `not planned: ${errorText(e)}`);

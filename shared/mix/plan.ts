@@ -47,7 +47,7 @@ export function mixDemand(inputs: MixInputs, p: MixPolicy, now: number): MixDema
   const horizonEnd = now + p.mix.horizonHours * HOUR;
   const inHorizon = points.filter((x) => x.at >= now && x.at <= horizonEnd);
   if (inHorizon.length === 0) return null;
-  const coverEnd = horizonEnd + p.mix.replacementLeadTimeMinutes * MINUTE;
+  const coverEnd = horizonEnd + p.replacementLeadMinutes * MINUTE;
   const inCover = points.filter((x) => x.at >= now && x.at <= coverEnd);
   const up = (v: number) => Math.max(0, Math.ceil(v - 1e-9));
   return {

@@ -41,15 +41,38 @@ export interface MixPolicy {
   minCapacity: number;
   maxCapacity: number;
   mix: CapacityMix;
+  /** Minutes from losing a spot pool to its replacement serving: replacementLeadMinutes(). */
+  replacementLeadMinutes: number;
 }
 
-export const resolveMixPolicy = (t: TargetPolicy): MixPolicy | null =>
+/** Before any scale-out is measured, and with none configured. */
+export const DEFAULT_REPLACEMENT_LEAD_MINUTES = 15;
+
+/**
+ * The replacement lead: a replacement is a scale-out, so the target's measured scale-out lead
+ * (the forecast floor's leadTimeMinutes: LeadTimeMeasured) when there is one; a configured
+ * replacementLeadTimeMinutes is a minimum, as forecast.leadTimeMinutes is for the floor.
+ */
+export function replacementLeadMinutes(
+  configured: number | undefined,
+  measured: number | null | undefined,
+): number {
+  if (configured !== undefined) return Math.max(configured, measured ?? 0);
+  return measured ?? DEFAULT_REPLACEMENT_LEAD_MINUTES;
+}
+
+/** The planner's view of a target, with `measuredLeadMinutes` the lead its forecast floor was planned over. */
+export const resolveMixPolicy = (t: TargetPolicy, measuredLeadMinutes?: number | null): MixPolicy | null =>
   t.capacityMix
     ? {
         targetId: t.id,
         minCapacity: t.scaling.minCapacity,
         maxCapacity: t.scaling.maxCapacity,
         mix: t.capacityMix,
+        replacementLeadMinutes: replacementLeadMinutes(
+          t.capacityMix.replacementLeadTimeMinutes,
+          measuredLeadMinutes,
+        ),
       }
     : null;
 

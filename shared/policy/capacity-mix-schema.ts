@@ -165,9 +165,9 @@ export const CapacityMixSchema = z
       .int()
       .min(1)
       .max(240)
-      .default(15)
+      .optional()
       .describe(
-        'Minutes from losing a spot pool to replacement capacity serving: after the loss of the largest spot pool, what remains serves the p90 forecast this long beyond the horizon.',
+        "Minutes from losing a spot pool to replacement capacity serving: after the loss of the largest spot pool, what remains serves the p90 forecast this long. A replacement is a scale-out, so by default this is the target's measured scale-out lead time (the forecast floor's LeadTimeMeasured), 15 before one is measured; when set, the measured lead still wins when it is longer.",
       ),
     horizonHours: z
       .number()

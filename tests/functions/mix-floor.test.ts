@@ -54,7 +54,7 @@ function plannedState(maxUsdPerHour?: number): MixState {
   return stepMix(initialMixState(), { forecast: { points } }, policy, NOW).state;
 }
 
-/** The forecast function's floor schedule from 10 minutes ago: `need` instances at every step. */
+/** The forecast function's floor schedule from 10 minutes ago: `need` instances at every step, planned over a 10-minute lead (the replacement lead the mix floor covers). */
 const forecastFloor = (need: number) => ({
   quantile: 'p90',
   computedAt: NOW - 10 * 60_000,
@@ -99,14 +99,14 @@ describe('the capacity mix plan in the evaluator', () => {
       need: 10,
       desired: 12,
       reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
-      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 12 or more: losing its largest spot pool leaves the 10 the forecast needs over the next 15 min; no budget`,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 12 or more: losing its largest spot pool leaves the 10 the forecast needs over the next 10 min; no budget`,
     },
     {
       case: "a quieter forecast now than the plan's peak holds less than the plan's 12",
       need: 6,
       desired: 7,
       reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
-      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 7 or more: losing its largest spot pool leaves the 6 the forecast needs over the next 15 min; no budget`,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 7 or more: losing its largest spot pool leaves the 6 the forecast needs over the next 10 min; no budget`,
     },
     {
       case: 'no fresh forecast floor: no loss cover to hold, the signals decide',

@@ -24,7 +24,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '#shared/aws/mixed-instances.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
-import type { MixPlan, MixPolicy } from '#shared/mix/types.ts';
+import { DEFAULT_REPLACEMENT_LEAD_MINUTES, type MixPlan, type MixPolicy } from '#shared/mix/types.ts';
 import { CapacityMixSchema } from '#shared/policy/capacity-mix-schema.ts';
 import {
   awsTestConfig,
@@ -59,6 +59,7 @@ const policy: MixPolicy = {
     horizonHours: 3,
     damping: { deadBandPercent: 10, dwellMinutes: 30, minHoursBetweenChanges: 3 },
   }),
+  replacementLeadMinutes: DEFAULT_REPLACEMENT_LEAD_MINUTES,
 };
 
 const t0 = Date.UTC(2026, 0, 5, 0, 0);

@@ -1,6 +1,12 @@
 /** A policy and flat forecasts for the mix planner tests; times are minutes from t0. */
 import { stepMix } from '#shared/mix/plan.ts';
-import type { ForecastPoint, MixPolicy, MixState, MixStepResult } from '#shared/mix/types.ts';
+import {
+  DEFAULT_REPLACEMENT_LEAD_MINUTES,
+  type ForecastPoint,
+  type MixPolicy,
+  type MixState,
+  type MixStepResult,
+} from '#shared/mix/types.ts';
 import { type CapacityMixInput, CapacityMixSchema } from '#shared/policy/capacity-mix-schema.ts';
 
 export const t0 = Date.UTC(2026, 0, 5, 0, 0);
@@ -24,6 +30,7 @@ export function mixPolicy(mix: Partial<CapacityMixInput> = {}, bounds = { min: 1
       spot: { maxPercent: 60 },
       ...mix,
     }),
+    replacementLeadMinutes: mix.replacementLeadTimeMinutes ?? DEFAULT_REPLACEMENT_LEAD_MINUTES,
   };
 }
 

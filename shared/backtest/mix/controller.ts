@@ -8,6 +8,8 @@
  * MixedInstancesPolicy, still serves the p90 forecast over the next replacement lead time after
  * losing its largest spot pool, as in AWS.
  */
+
+import { effectiveLead } from '../../control/lead-time.ts';
 import { forecast } from '../../forecast/forecast.ts';
 import type { SpotEvent } from '../../interruptions/events.ts';
 import { handleSpotBatch } from '../../interruptions/handle.ts';
@@ -15,15 +17,17 @@ import { availabilityAt, type SpotState } from '../../interruptions/state.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { initialMixState, stepMix } from '../../mix/plan.ts';
 import { lossCoverFloor } from '../../mix/shift.ts';
-import type {
-  ForecastPoint,
-  MixPlan,
-  MixPolicy,
-  MixReasonCode,
-  MixState,
-  SpotAvailability,
+import {
+  type ForecastPoint,
+  type MixPlan,
+  type MixPolicy,
+  type MixReasonCode,
+  type MixState,
+  replacementLeadMinutes,
+  type SpotAvailability,
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';
+import { ScaleOutClock } from '../policies/lead-clock.ts';
 import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
 
 /** The mix function's schedule in the template: every 5 minutes. */
@@ -34,12 +38,17 @@ const HISTORY_DAYS = 14;
 
 export interface MixControllerOptions {
   policy: MixPolicy;
+  /** The target's forecast.leadTimeMinutes: the measured lead starts there, as in AWS. */
+  forecastLeadMinutes: number;
   /** Requests per minute one instance serves at the SLO (trace units): forecast to instances. */
   instanceCapacity: number;
 }
 
 export class MixController {
   readonly #o: MixControllerOptions;
+  /** The policy with the replacement lead measured so far (the forecast floor's lead in AWS). */
+  #policy: MixPolicy;
+  readonly #clock = new ScaleOutClock();
   #state: MixState = initialMixState();
   #spot: SpotState | null = null;
   /** Simulated instance and event ids: every reclaimed instance is a new one. */
@@ -53,6 +62,25 @@ export class MixController {
 
   constructor(options: MixControllerOptions) {
     this.#o = options;
+    this.#policy = this.#withLead(options.forecastLeadMinutes);
+  }
+
+  #withLead(measured: number): MixPolicy {
+    const { policy } = this.#o;
+    return {
+      ...policy,
+      replacementLeadMinutes: replacementLeadMinutes(policy.mix.replacementLeadTimeMinutes, measured),
+    };
+  }
+
+  /**
+   * Each minute, with the group's ready instances and the capacity decided: the scale-outs are
+   * timed as the evaluator times them in AWS, and the replacement lead follows their measured lead.
+   */
+  observe(ready: number, current: number, desired: number, now: number): void {
+    if (this.#clock.observe(ready, now))
+      this.#policy = this.#withLead(effectiveLead(this.#o.forecastLeadMinutes, this.#clock.samples).minutes);
+    this.#clock.decided(current, desired, now);
   }
 
   get plan(): MixPlan | null {
@@ -64,10 +92,10 @@ export class MixController {
     const plan = this.#state.plan;
     if (!plan || plan.spot === 0 || !this.#points) return 0;
     const from = minute * 60_000;
-    const to = from + this.#o.policy.mix.replacementLeadTimeMinutes * 60_000;
+    const to = from + this.#policy.replacementLeadMinutes * 60_000;
     let need = 0;
     for (const p of this.#points) if (p.at + 5 * 60_000 > from && p.at <= to) need = Math.max(need, p.p90);
-    return lossCoverFloor(this.#o.policy, plan, need);
+    return lossCoverFloor(this.#policy, plan, need);
   }
 
   availability(minute: number): SpotAvailability {
@@ -78,14 +106,14 @@ export class MixController {
   groupMix(): GroupMix {
     const plan = this.#state.plan;
     if (!plan || plan.spot === 0) return ALL_ON_DEMAND;
-    const eligible = new Set(spotPools(this.#o.policy).map((p) => p.instanceType));
+    const eligible = new Set(spotPools(this.#policy).map((p) => p.instanceType));
     const listed = plan.mixedInstancesPolicy.overrides
       .map((o) => o.instanceType)
       .filter((t) => eligible.has(t));
     return {
       onDemandBase: plan.mixedInstancesPolicy.onDemandBaseCapacity,
       onDemandPercentAboveBase: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
-      spotPools: listed.map((t) => this.#o.policy.mix.pools.findIndex((p) => p.instanceType === t)),
+      spotPools: listed.map((t) => this.#policy.mix.pools.findIndex((p) => p.instanceType === t)),
     };
   }
 
@@ -98,7 +126,7 @@ export class MixController {
     const r = stepMix(
       this.#state,
       { forecast: points ? { points } : null, availability: this.availability(minute) },
-      this.#o.policy,
+      this.#policy,
       minute * 60_000,
     );
     this.#state = r.state;
@@ -128,7 +156,7 @@ export class MixController {
         {
           ...this.#origin(minute, id),
           kind: 'launch-failed',
-          groupName: this.#o.policy.targetId,
+          groupName: this.#policy.targetId,
           statusCode: 'Failed',
           message: 'There is no Spot capacity available that matches your request.',
           shortage: { instanceType: null },
@@ -150,7 +178,7 @@ export class MixController {
     const r = handleSpotBatch({
       state: this.#spot,
       events,
-      policy: this.#o.policy,
+      policy: this.#policy,
       plan: this.#state.plan,
       now,
     });
@@ -167,9 +195,10 @@ export class MixController {
   #refit(count: number, minute: number): void {
     this.#fittedAt = minute;
     const history = this.#delivered.slice(Math.max(0, count - HISTORY_DAYS * DAY), count);
-    const { mix } = this.#o.policy;
     const horizon =
-      Math.ceil((mix.horizonHours * 60 + mix.replacementLeadTimeMinutes + REFIT_EVERY_MINUTES) / 5) * 5;
+      Math.ceil(
+        (this.#policy.mix.horizonHours * 60 + this.#policy.replacementLeadMinutes + REFIT_EVERY_MINUTES) / 5,
+      ) * 5;
     const result = forecast(history, {
       stepMinutes: 1,
       origin: count,

@@ -14,7 +14,7 @@
  * unless asked.
  */
 import { spotPools } from '../../mix/optimize.ts';
-import type { MixPolicy } from '../../mix/types.ts';
+import { type MixPolicy, replacementLeadMinutes } from '../../mix/types.ts';
 import { committedUsdPerHour } from '../../policy/capacity-mix-rules.ts';
 import { CapacityMixSchema, type InterruptionBand } from '../../policy/capacity-mix-schema.ts';
 import type { TargetPolicy } from '../../policy/schema.ts';
@@ -47,6 +47,8 @@ export const DEFAULT_SPOT: SpotOptions = {
   seed: 1,
 };
 const REFERENCE_BAND: InterruptionBand = '>20%';
+/** A target without a forecast section plans over the schema's default lead (as the governor policy does). */
+const DEFAULT_FORECAST_LEAD_MINUTES = 10;
 /** The fixed split of the baseline: 70 % on-demand, 30 % spot. */
 export const FIXED_SPLIT_ON_DEMAND_PERCENT = 70;
 
@@ -101,6 +103,8 @@ export function mixPolicyFor(
       pools,
       ...(mix.spot && maxInterruption ? { spot: { ...mix.spot, maxInterruption } } : {}),
     },
+    // Until the controller measures its scale-outs (controller.ts).
+    replacementLeadMinutes: replacementLeadMinutes(mix.replacementLeadTimeMinutes, null),
   };
 }
 
@@ -188,7 +192,11 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     {
       name: 'governor + mix',
       capacity: fresh('governor'),
-      controller: new MixController({ policy, instanceCapacity: scenario.mu }),
+      controller: new MixController({
+        policy,
+        instanceCapacity: scenario.mu,
+        forecastLeadMinutes: target.forecast?.leadTimeMinutes ?? DEFAULT_FORECAST_LEAD_MINUTES,
+      }),
       fixedMix: ALL_ON_DEMAND,
       detachOnWarning: true,
     },

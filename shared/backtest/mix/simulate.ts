@@ -110,6 +110,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     controller?.update(feed, m);
     const wanted = Math.max(policy.decide(view, m), controller?.floorAt(m) ?? 0);
     const desired = Math.min(scenario.maxCapacity, Math.max(scenario.minCapacity, wanted));
+    controller?.observe(view.ready, fleet.counted, desired, view.now);
     if (desired !== lastDesired && lastDesired >= 0) t.actions++;
     lastDesired = desired;
     const mix = controller?.groupMix() ?? strategy.fixedMix;
