@@ -8,15 +8,12 @@
  * against which events are checked, and the time left: every AWS call stops at the deadline
  * (RESERVE_MS before Lambda's timeout), and targets are not started when too little is left.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
-import { createTracing } from '../../shared/aws/tracing.ts';
+import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { parseConfig } from '../../shared/control/config.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
@@ -26,25 +23,9 @@ import { awsPorts } from './ports.ts';
 import { powertoolsTelemetry } from './telemetry.ts';
 
 const config = parseConfig(process.env);
-// POWERTOOLS_SERVICE_NAME and POWERTOOLS_METRICS_NAMESPACE win when set (the template sets them).
-const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor' });
-const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor',
-});
+const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, 'governor');
 const telemetry = powertoolsTelemetry(logger, metrics);
-// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
-const tracing = createTracing(process.env, process.env.POWERTOOLS_SERVICE_NAME ?? 'governor');
-const ports = awsPorts(
-  createClients({
-    region: config.AWS_REGION,
-    endpoint: process.env.AWS_ENDPOINT_URL,
-    // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
-    credentials: fromEnv(),
-    ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
-  }),
-  config.STATE_TABLE_NAME,
-);
+const ports = awsPorts(createClients(clientOptions(config.AWS_REGION)), config.STATE_TABLE_NAME);
 const evaluate = createEvaluator({
   config,
   ports,

@@ -6,16 +6,13 @@
  * A refusal or a failed call is thrown as one line, named (KillSwitchOn, UnmanagedTarget,
  * CapacityBusy, ...): the state machine retries it and records it as the execution's failure.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
-import { createTracing } from '../../shared/aws/tracing.ts';
+import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
 import { clip } from '../../shared/control/bounded.ts';
 import { act, parseActEvent } from './act.ts';
 import { awsActPorts, parseActConfig } from './act-ports.ts';
@@ -24,21 +21,8 @@ import { awsActPorts, parseActConfig } from './act-ports.ts';
 const RESERVE_MS = 2_000;
 
 const config = parseActConfig(process.env);
-const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover-act';
-const logger = new Logger({ serviceName: service });
-const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
-  serviceName: service,
-});
-// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
-const tracing = createTracing(process.env, service);
-const options = {
-  region: config.AWS_REGION,
-  endpoint: process.env.AWS_ENDPOINT_URL,
-  // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
-  credentials: fromEnv(),
-  ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
-};
+const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, 'governor-failover-act');
+const options = clientOptions(config.AWS_REGION);
 const ports = awsActPorts(createClients(options), options, config);
 const scope = {
   endpointPrefix: config.MANAGED_ENDPOINT_PREFIX,

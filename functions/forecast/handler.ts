@@ -7,15 +7,12 @@
  * left (every AWS call stops at the deadline, RESERVE_MS before Lambda's timeout; targets are not
  * started when too little is left).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createForecastClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
-import { createTracing } from '../../shared/aws/tracing.ts';
+import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseForecastConfig } from './config.ts';
@@ -24,27 +21,10 @@ import { createForecaster } from './run.ts';
 import { powertoolsForecastTelemetry } from './telemetry.ts';
 
 const config = parseForecastConfig(process.env);
-// POWERTOOLS_SERVICE_NAME and POWERTOOLS_METRICS_NAMESPACE win when set (the template sets them).
-const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-forecast';
-const logger = new Logger({ serviceName: service });
-const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
-  serviceName: service,
-});
-// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
-const tracing = createTracing(process.env, service);
+const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, 'governor-forecast');
 const run = createForecaster({
   config,
-  ports: awsForecastPorts(
-    createForecastClients({
-      region: config.AWS_REGION,
-      endpoint: process.env.AWS_ENDPOINT_URL,
-      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
-      credentials: fromEnv(),
-      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
-    }),
-    config.STATE_TABLE_NAME,
-  ),
+  ports: awsForecastPorts(createForecastClients(clientOptions(config.AWS_REGION)), config.STATE_TABLE_NAME),
   telemetry: powertoolsForecastTelemetry(logger, metrics),
 });
 

@@ -8,15 +8,12 @@
  * (every AWS call stops at the deadline, MIX_RESERVE_MS before Lambda's timeout; targets are not
  * started when too little is left).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createForecastClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
-import { createTracing } from '../../shared/aws/tracing.ts';
+import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseMixConfig } from './config.ts';
 import { awsMixPorts } from './ports.ts';
@@ -27,28 +24,12 @@ import { powertoolsMixTelemetry } from './telemetry.ts';
 export const MIX_RESERVE_MS = 3_000;
 
 const config = parseMixConfig(process.env);
-const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-mix';
-const logger = new Logger({ serviceName: service });
-const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
-  serviceName: service,
-});
-// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
-const tracing = createTracing(process.env, service);
+const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, 'governor-mix');
 const run = createMixRunner({
   config,
   // The forecast function's clients (DynamoDB, SSM, CloudWatch, Auto Scaling; created per region
   // on first use): the same services, and neither SageMaker nor Step Functions in the bundle.
-  ports: awsMixPorts(
-    createForecastClients({
-      region: config.AWS_REGION,
-      endpoint: process.env.AWS_ENDPOINT_URL,
-      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
-      credentials: fromEnv(),
-      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
-    }),
-    config.STATE_TABLE_NAME,
-  ),
+  ports: awsMixPorts(createForecastClients(clientOptions(config.AWS_REGION)), config.STATE_TABLE_NAME),
   telemetry: powertoolsMixTelemetry(logger, metrics),
 });
 

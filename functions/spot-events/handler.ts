@@ -36,15 +36,12 @@
  *     "detail": { "AutoScalingGroupName": [<the managed groups>] } }
  *   { "source": ["aws.health"], "detail-type": ["AWS Health Event"], "detail": { "service": ["EC2"] } }
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import middy from '@middy/core';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
-import { createTracing } from '../../shared/aws/tracing.ts';
+import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
 import { RESERVE_MS } from '../../shared/control/budget.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseSpotEventsConfig } from './config.ts';
@@ -52,27 +49,11 @@ import { awsSpotEventsPorts } from './ports.ts';
 import { createSpotEventsHandler } from './run.ts';
 import { powertoolsSpotTelemetry } from './telemetry.ts';
 
-const service = process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-spot-events';
 const config = parseSpotEventsConfig(process.env);
-const logger = new Logger({ serviceName: service });
-const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Governor',
-  serviceName: service,
-});
-// Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
-const tracing = createTracing(process.env, service);
+const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, 'governor-spot-events');
 const run = createSpotEventsHandler({
   config,
-  ports: awsSpotEventsPorts(
-    createClients({
-      region: config.AWS_REGION,
-      endpoint: process.env.AWS_ENDPOINT_URL,
-      // Lambda's own credentials, from the environment: nothing else is looked up (or bundled).
-      credentials: fromEnv(),
-      ...(tracing.instrument ? { instrument: tracing.instrument } : {}),
-    }),
-    config.STATE_TABLE_NAME,
-  ),
+  ports: awsSpotEventsPorts(createClients(clientOptions(config.AWS_REGION)), config.STATE_TABLE_NAME),
   telemetry: powertoolsSpotTelemetry(logger, metrics),
 });
 

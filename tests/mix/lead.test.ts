@@ -33,7 +33,7 @@ describe('replacementLeadMinutes', () => {
     [undefined, 22, 22, 'nothing configured: the measured scale-out lead, longer'],
     [20, 9, 20, 'configured longer than measured: the configured minimum'],
     [5, 9, 9, 'configured shorter than measured: the measured lead wins'],
-  ] as const)('(%s, %s) -> %s: %s', (configured, measured, expected) => {
+  ] as const)('(%s, %s) -> %s: %s', (configured, measured, expected, _why) => {
     expect(replacementLeadMinutes(configured, measured)).toBe(expected);
   });
 

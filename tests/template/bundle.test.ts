@@ -86,7 +86,9 @@ describe('the function bundles', () => {
   it.each(builds.map((b) => ({ id: b.id, entry: b.entry })))(
     "$id ($entry) takes Lambda's credentials from the environment: the other providers are External, left out of the bundle",
     ({ entry }) => {
-      expect(readFileSync(entry, 'utf8')).toMatch(/credentials: fromEnv\(\)/);
+      // Directly, or through lambdaRuntime(), whose client options are Lambda's own credentials.
+      expect(readFileSync(entry, 'utf8')).toMatch(/credentials: fromEnv\(\)|lambdaRuntime\(/);
+      expect(readFileSync('shared/aws/lambda-runtime.ts', 'utf8')).toMatch(/credentials: fromEnv\(\)/);
     },
   );
 

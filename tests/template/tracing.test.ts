@@ -16,10 +16,14 @@ const functions = byType('AWS::Serverless::Function');
 const machines = byType('AWS::Serverless::StateMachine');
 /** The role each function or state machine runs as (Role: !GetAtt X.Arn). */
 const roleOf = (id: string) => String((props(id).Role as Loose)['Fn::GetAtt'][0]);
-/** Handlers that build the Powertools Tracer (shared/aws/tracing.ts) read POWERTOOLS_TRACE_ENABLED. */
+/**
+ * Handlers that build the Powertools Tracer (shared/aws/tracing.ts), themselves or through
+ * lambdaRuntime() (shared/aws/lambda-runtime.ts), read POWERTOOLS_TRACE_ENABLED.
+ */
 const readsTraceSwitch = (id: string) => {
   const entry = (template.Resources as Loose)[id].Metadata.BuildProperties.EntryPoints[0];
-  return readFileSync(entry, 'utf8').includes('createTracing(');
+  const source = readFileSync(entry, 'utf8');
+  return source.includes('createTracing(') || source.includes('lambdaRuntime(');
 };
 
 /** The value with every Fn::If on TracingOn resolved (other conditions are left alone). */
