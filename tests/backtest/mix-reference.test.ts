@@ -38,21 +38,21 @@ function run(file: string, interruptionScale = 1) {
   };
 }
 
-describe.each([
-  'nasa_http_1995_jul_per_minute.csv',
-  'twitter_stream_2021_08_per_minute.csv',
-])('capacity mix on the reference scenario: %s', (file) => {
-  it('at least 30 % cheaper than all on-demand at no more violations, dominating 70/30; the breaker holds at 10x', () => {
-    const { mix, onDemand, split } = run(file);
-    expect(mix.vsBaseline).toBeLessThanOrEqual(-30);
-    expect(100 * (mix.violationRatio - onDemand.violationRatio)).toBeLessThanOrEqual(0.1);
-    expect(mix.costUsd).toBeLessThan(split.costUsd);
-    expect(mix.violationMinutes).toBeLessThan(split.violationMinutes);
+describe.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_minute.csv'])(
+  'capacity mix on the reference scenario: %s',
+  (file) => {
+    it('at least 30 % cheaper than all on-demand at no more violations, dominating 70/30; the breaker holds at 10x', () => {
+      const { mix, onDemand, split } = run(file);
+      expect(mix.vsBaseline).toBeLessThanOrEqual(-30);
+      expect(100 * (mix.violationRatio - onDemand.violationRatio)).toBeLessThanOrEqual(0.1);
+      expect(mix.costUsd).toBeLessThan(split.costUsd);
+      expect(mix.violationMinutes).toBeLessThan(split.violationMinutes);
 
-    const stormy = run(file, 10);
-    expect(stormy.mix.reclaimed).toBeGreaterThan(0);
-    expect(stormy.mix.breakerTrips).toBeGreaterThan(0);
-    expect(100 * (stormy.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
-    expect(stormy.mix.vsBaseline).toBeLessThanOrEqual(-30);
-  }, 180_000);
-});
+      const stormy = run(file, 10);
+      expect(stormy.mix.reclaimed).toBeGreaterThan(0);
+      expect(stormy.mix.breakerTrips).toBeGreaterThan(0);
+      expect(100 * (stormy.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
+      expect(stormy.mix.vsBaseline).toBeLessThanOrEqual(-30);
+    }, 180_000);
+  },
+);
