@@ -72,6 +72,41 @@ function committedProblems(t: TargetPolicy, at: Path, add: Add): void {
     );
 }
 
+function fallbackProblems(t: TargetPolicy, at: Path, add: Add): void {
+  const fb = t.capacityMix?.variantFallback;
+  if (!fb) return;
+  const path = [...at, 'variantFallback'];
+  if (t.kind !== 'sagemaker-variant') {
+    add(
+      path,
+      `is for sagemaker-variant targets, not ${t.kind}: on an Auto Scaling group list the types in capacityMix.pools, whose MixedInstancesPolicy falls back between them`,
+    );
+    return;
+  }
+  const types = t.capacityMix?.pools.map((p) => p.instanceType) ?? [];
+  const seen = new Map<string, number>();
+  fb.variants.forEach((v, i) => {
+    const here = [...path, 'variants', i];
+    if (v.variantName === t.variantName)
+      add(
+        [...here, 'variantName'],
+        `"${v.variantName}" is the target's own variant: name another production variant of endpoint ${t.endpointName}`,
+      );
+    const first = seen.get(v.variantName);
+    if (first !== undefined)
+      add(
+        [...here, 'variantName'],
+        `repeats "${v.variantName}" (already variants[${first}]): list each variant once`,
+      );
+    else seen.set(v.variantName, i);
+    if (!types.includes(v.instanceType))
+      add(
+        [...here, 'instanceType'],
+        `"${v.instanceType}" is not one of capacityMix.pools: add it with its price, or use one of ${types.join(', ')}`,
+      );
+  });
+}
+
 /** Every cross-field problem of one field-valid target's capacityMix. */
 export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
   const mix = t.capacityMix;
@@ -94,4 +129,5 @@ export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
     );
   poolProblems(t, here, add);
   committedProblems(t, here, add);
+  fallbackProblems(t, here, add);
 }

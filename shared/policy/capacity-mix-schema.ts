@@ -149,6 +149,39 @@ export const InterruptionHandlingSchema = z
   })
   .strict();
 
+/** One production variant of the same endpoint that takes capacity the primary cannot get. */
+export const FallbackVariantSchema = z
+  .object({
+    variantName: z
+      .string()
+      .min(1)
+      .describe("A production variant already in the endpoint's config (Governor creates none)."),
+    instanceType: z
+      .string()
+      .min(1)
+      .describe("The variant's instance type: one of capacityMix.pools, so its price is known."),
+  })
+  .strict();
+
+export const VariantFallbackSchema = z
+  .object({
+    variants: z
+      .array(FallbackVariantSchema)
+      .min(1, { message: 'needs at least one fallback variant' })
+      .max(9, { message: 'may list at most 9 variants (an endpoint holds at most 10)' })
+      .describe('The other production variants of the endpoint, in priority order.'),
+    holdMinutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(1440)
+      .default(60)
+      .describe(
+        'Minutes capacity stays on the fallback before the primary is tried again; also the least time between two shifts.',
+      ),
+  })
+  .strict();
+
 export const CapacityMixSchema = z
   .object({
     pools: z
@@ -187,6 +220,9 @@ export const CapacityMixSchema = z
     interruptions: InterruptionHandlingSchema.default(InterruptionHandlingSchema.parse({})).describe(
       'How spot interruptions and spot capacity shortages are handled (docs/interruptions.md).',
     ),
+    variantFallback: VariantFallbackSchema.optional().describe(
+      'sagemaker-variant only: when the primary variant cannot get capacity of its type, the shortfall goes to these variants of other types (docs/variant-fallback.md).',
+    ),
   })
   .strict();
 
@@ -194,3 +230,4 @@ export type CapacityPool = z.infer<typeof CapacityPoolSchema>;
 export type CapacityMix = z.infer<typeof CapacityMixSchema>;
 export type CapacityMixInput = z.input<typeof CapacityMixSchema>;
 export type InterruptionHandling = z.infer<typeof InterruptionHandlingSchema>;
+export type VariantFallback = z.infer<typeof VariantFallbackSchema>;

@@ -11,7 +11,11 @@ const DIR = 'tests/policy/fixtures/capacity-mix';
 
 const validate = (file: string) => runCli(['validate', file]);
 
-const VALID = ['valid-on-demand-only.yaml', 'valid-sagemaker-committed.yaml'];
+const VALID = [
+  'valid-on-demand-only.yaml',
+  'valid-sagemaker-committed.yaml',
+  'valid-sagemaker-variant-fallback.yaml',
+];
 
 const INVALID: { file: string; line: string }[] = [
   {
@@ -37,6 +41,22 @@ const INVALID: { file: string; line: string }[] = [
   {
     file: 'invalid-duplicate-pool.yaml',
     line: 'targets[0].capacityMix.pools[1].instanceType repeats g5.2xlarge (already pools[0]): list each type once',
+  },
+  {
+    file: 'invalid-fallback-duplicate-variant.yaml',
+    line: 'targets[0].capacityMix.variantFallback.variants[1].variantName repeats "g6" (already variants[0]): list each variant once',
+  },
+  {
+    file: 'invalid-fallback-on-group.yaml',
+    line: 'targets[0].capacityMix.variantFallback is for sagemaker-variant targets, not ec2-asg: on an Auto Scaling group list the types in capacityMix.pools, whose MixedInstancesPolicy falls back between them',
+  },
+  {
+    file: 'invalid-fallback-own-variant.yaml',
+    line: `targets[0].capacityMix.variantFallback.variants[0].variantName "g5" is the target's own variant: name another production variant of endpoint chat`,
+  },
+  {
+    file: 'invalid-fallback-type-not-a-pool.yaml',
+    line: 'targets[0].capacityMix.variantFallback.variants[0].instanceType "ml.g4dn.2xlarge" is not one of capacityMix.pools: add it with its price, or use one of ml.g5.2xlarge, ml.g6.2xlarge',
   },
   {
     file: 'invalid-horizon-shorter-than-change-rate.yaml',
