@@ -9,19 +9,37 @@
  * parts in file-name order after the main file's targets, every problem naming its file.
  */
 import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../control/policy-parts.ts';
-import type { PolicyFile } from '../policy/schema.ts';
+import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { parseOptions } from './options.ts';
 
 const USAGE = 'usage: governor validate FILE... | governor validate MAIN --part FILE [--part FILE ...]';
 
+/** A target's capacity mix in a few words: the commitment, spot and the budget. */
+function mixSummary(t: TargetPolicy): string {
+  const mix = t.capacityMix;
+  if (!mix) return '';
+  const parts = [`${mix.pools.length} pool${mix.pools.length === 1 ? '' : 's'}`];
+  if (mix.committed.instances > 0) parts.push(`${mix.committed.instances} committed`);
+  parts.push(mix.spot ? `spot up to ${mix.spot.maxPercent} %` : 'on-demand only');
+  if (mix.maxUsdPerHour !== undefined) parts.push(`budget ${mix.maxUsdPerHour} USD/h`);
+  return `, capacity mix: ${parts.join(', ')}`;
+}
+
 export function summarize(policy: PolicyFile): string {
   const targets = policy.targets.map(
     (t) =>
-      `${t.id} (${t.kind}, ${t.region}, ${t.scaling.minCapacity}-${t.scaling.maxCapacity} instances, ${t.signals.map((s) => s.metric).join('+')})`,
+      `${t.id} (${t.kind}, ${t.region}, ${t.scaling.minCapacity}-${t.scaling.maxCapacity} instances, ${t.signals.map((s) => s.metric).join('+')}${mixSummary(t)})`,
   );
-  return `valid: ${policy.targets.length} target${policy.targets.length === 1 ? '' : 's'}: ${targets.join('; ')}`;
+  const groups = (policy.failover?.groups ?? []).map(
+    (g) => `${g.id} (${g.mode}, ${g.routing.kind}: ${g.members.map((m) => m.targetId).join(', ')})`,
+  );
+  const failover =
+    groups.length > 0
+      ? `; ${groups.length} failover group${groups.length === 1 ? '' : 's'}: ${groups.join('; ')}`
+      : '';
+  return `valid: ${policy.targets.length} target${policy.targets.length === 1 ? '' : 's'}: ${targets.join('; ')}${failover}`;
 }
 
 /** Names sorted as SSM sorts the parts the functions read: by code unit. */

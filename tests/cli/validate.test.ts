@@ -268,3 +268,16 @@ describe('governor validate with several files or none', () => {
     expect({ code, out, err }).toEqual({ code: 2, out: [], err: expected });
   });
 });
+
+describe('the summary names what the functions will act on beyond the targets', () => {
+  it("says a target's capacity mix and the failover groups", async () => {
+    const mix = await validate('examples/capacity-mix.yaml');
+    expect(mix.out.join('\n')).toContain(
+      'chat-llm-asg (ec2-asg, us-east-1, 2-40 instances, invocationsPerInstance, capacity mix: 3 pools, 4 committed, spot up to 60 %, budget 30 USD/h)',
+    );
+    const failover = await validate('examples/failover.yaml');
+    expect(failover.out.join('\n')).toMatch(
+      /; 1 failover group: chat-llm \(primary-standby, route53-weighted: chat-llm-use1, chat-llm-usw2\)$/m,
+    );
+  });
+});
