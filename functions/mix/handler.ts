@@ -14,6 +14,7 @@ import type { Context } from 'aws-lambda';
 import { createForecastClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
+import { createSageMakerClients } from '../../shared/aws/sagemaker-clients.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseMixConfig } from './config.ts';
 import { awsMixPorts } from './ports.ts';
@@ -28,8 +29,14 @@ const { logger, metrics, tracing, clientOptions } = lambdaRuntime(process.env, '
 const run = createMixRunner({
   config,
   // The forecast function's clients (DynamoDB, SSM, CloudWatch, Auto Scaling; created per region
-  // on first use): the same services, and neither SageMaker nor Step Functions in the bundle.
-  ports: awsMixPorts(createForecastClients(clientOptions(config.AWS_REGION)), config.STATE_TABLE_NAME),
+  // on first use) and SageMaker for the variant fallback; no Step Functions in the bundle.
+  ports: awsMixPorts(
+    {
+      ...createForecastClients(clientOptions(config.AWS_REGION)),
+      sageMaker: createSageMakerClients(clientOptions(config.AWS_REGION)),
+    },
+    config.STATE_TABLE_NAME,
+  ),
   telemetry: powertoolsMixTelemetry(logger, metrics),
 });
 

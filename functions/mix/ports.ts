@@ -1,12 +1,15 @@
 /** Every adapter the mix function uses, built from one set of SDK clients. */
+import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { ForecastClients } from '../../shared/aws/clients.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
+import { dynamoFallbackStore, type FallbackStorePort } from '../../shared/aws/fallback-store.ts';
 import { dynamoMixRecords, type MixRecordsPort } from '../../shared/aws/mix-records.ts';
 import { dynamoMixStore, type MixStorePort } from '../../shared/aws/mix-store.ts';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
 import { dynamoSpotStore, type SpotStorePort } from '../../shared/aws/spot-store.ts';
 import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
 import { type StateBatchPort, stateBatchReads } from '../../shared/aws/state-batch.ts';
+import { type VariantWeightsPort, variantWeightsAdapter } from '../../shared/aws/variant-weights.ts';
 
 export interface MixPorts {
   parameters: ParametersPort;
@@ -21,9 +24,16 @@ export interface MixPorts {
   /** The last hour's requests, for the cost per 1,000 requests. */
   history: HistoryPort;
   records: MixRecordsPort;
+  /** FALLBACK items: the variant fallback's state, written on condition of its version. */
+  fallbacks: FallbackStorePort;
+  /** Endpoints with a variant fallback: their variants read, weights and counts written. */
+  endpoints: VariantWeightsPort;
 }
 
-export function awsMixPorts(clients: ForecastClients, tableName: string): MixPorts {
+/** The forecast function's clients and SageMaker (the variant fallback). */
+export type MixClients = ForecastClients & { sageMaker: (region: string) => SageMakerClient };
+
+export function awsMixPorts(clients: MixClients, tableName: string): MixPorts {
   return {
     parameters: ssmParameters(clients.home.ssm),
     states: stateBatchReads(clients.home.dynamo, tableName),
@@ -32,5 +42,7 @@ export function awsMixPorts(clients: ForecastClients, tableName: string): MixPor
     groups: mixedInstancesAdapter(clients.autoScaling),
     history: cloudWatchHistory(clients.cloudWatch),
     records: dynamoMixRecords(clients.home.dynamo, tableName),
+    fallbacks: dynamoFallbackStore(clients.home.dynamo, tableName),
+    endpoints: variantWeightsAdapter(clients.sageMaker),
   };
 }

@@ -9,6 +9,7 @@ import { expiresAtFor } from '../../shared/control/records.ts';
 import type { MixDemand, MixPlan, MixReasonCode, SpotAvailability } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { MixConfig } from './config.ts';
+import type { FallbackRecord } from './fallback.ts';
 import type { ForecastSource } from './inputs.ts';
 import type { MixPorts } from './ports.ts';
 
@@ -57,6 +58,8 @@ export interface MixRecord {
   stored: 'written' | 'unchanged' | 'conflict' | 'not-written';
   requestsLastHour: number | null;
   costPer1kRequestsUsd: number | null;
+  /** sagemaker-variant with capacityMix.variantFallback: what the fallback decided and did. */
+  fallback: FallbackRecord | null;
 }
 
 export interface MixTelemetry {
@@ -99,6 +102,7 @@ export function unplannedRecord(
     stored: 'not-written',
     requestsLastHour: null,
     costPer1kRequestsUsd: null,
+    fallback: null,
   };
 }
 

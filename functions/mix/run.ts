@@ -174,9 +174,11 @@ function readsOf(t: TargetPolicy, r: Reads): TargetReads | string {
   const states = r.states as Map<string, Record<string, unknown> | undefined>;
   if (!states.has(t.id))
     return 'its state item was left unprocessed by BatchGetItem: not planned, nothing changed';
+  const state = decodeState(states.get(t.id));
   return {
     stored: plan as StoredMix | null,
-    floor: decodeState(states.get(t.id)).forecastFloor,
+    floor: state.forecastFloor,
+    pending: state.pending,
     spot: (spot as { spot: SpotState } | null)?.spot ?? null,
     requests: r.requests.get(t.id) ?? null,
   };

@@ -16,17 +16,21 @@
  *  4. Record: one decision record with the planner's reason codes and sentence, the outcome and
  *     the plan in force (the one stored, or the one before when nothing was).
  * SageMaker targets (no spot there) are planned and stored (the evaluator's floor and budget),
- * and no AWS resource is written.
+ * and no AWS resource is written for the plan.
+ *  5. Variant fallback (sagemaker-variant with capacityMix.variantFallback, ./fallback.ts): after
+ *     the plan, its own read, decision, write and FALLBACK item, in the same record; a failed
+ *     read, write or store fails the record.
  */
 
 import type { MixStorePort, StoredMix } from '../../shared/aws/mix-store.ts';
 import type { MixApplyResult } from '../../shared/aws/mixed-instances.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
+import type { ForecastFloor, Pending } from '../../shared/control/state.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { availabilityAt } from '../../shared/interruptions/state.ts';
 import { initialMixState, stepMix } from '../../shared/mix/plan.ts';
 import type { MixPlan, MixPolicy, MixState, MixStepResult } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { type FallbackRecord, fallbackNeed, fallbackTarget } from './fallback.ts';
 import { costPer1k, forecastFromFloor } from './inputs.ts';
 import type { MixRecord, MixRunContext } from './record.ts';
 
@@ -37,6 +41,8 @@ export interface TargetReads {
   spot: SpotState | null;
   /** Requests over the last hour (null: unknown). */
   requests: number | null;
+  /** The evaluator's pending capacity change (part of the variant fallback's need). */
+  pending: Pending | undefined;
 }
 
 /** What happened to the group this run. */
@@ -152,12 +158,19 @@ export async function mixTarget(
     }
   }
   const inForce = stored === 'written' || stored === 'unchanged' ? step.plan : before.plan;
+  const fallback: FallbackRecord | null =
+    t.kind === 'sagemaker-variant' && t.capacityMix?.variantFallback
+      ? await fallbackTarget(ctx, t, fallbackNeed(t, reads.pending, forecast?.points[0]?.p90, ctx.now))
+      : null;
+  const detail = storeError
+    ? `${group.detail}; ${storeError}`
+    : detailOf(group, stored, step.decision.changed);
   return {
     ...ctx.recordBase(t),
-    outcome: storeError ? 'failed' : outcomeOf(ctx, t, group, stored),
+    outcome: storeError || fallback?.ok === false ? 'failed' : outcomeOf(ctx, t, group, stored),
     reasons: step.decision.reasons,
     message: step.decision.message,
-    detail: storeError ? `${group.detail}; ${storeError}` : detailOf(group, stored, step.decision.changed),
+    detail: fallback ? `${detail}; variant fallback: ${fallback.detail}` : detail,
     changed: step.decision.changed,
     forecast: forecast?.source ?? null,
     availability,
@@ -168,5 +181,6 @@ export async function mixTarget(
     stored,
     requestsLastHour: reads.requests,
     costPer1kRequestsUsd: inForce ? costPer1k(inForce.usdPerHour, reads.requests) : null,
+    fallback,
   };
 }

@@ -9,6 +9,8 @@
  *                             without requests)
  *   BudgetCapped              1 when the plan was lowered to fit maxUsdPerHour, else 0 (the
  *                             template's BudgetCapped alarm: the SLO is at risk for money)
+ *   VariantFallbackShifts     targets with a variantFallback: 1 when capacity was shifted to a
+ *                             fallback variant this run (written to the endpoint), else 0
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -40,6 +42,12 @@ export function planFigures(r: MixRecord): Record<string, number> {
   };
 }
 
+/** The variant fallback's metric: one shift written to the endpoint, or none. */
+export const fallbackFigures = (r: MixRecord): Record<string, number> =>
+  r.fallback
+    ? { VariantFallbackShifts: r.fallback.action === 'shift' && r.fallback.write === 'applied' ? 1 : 0 }
+    : {};
+
 export function powertoolsMixTelemetry(logger: Logger, metrics: Metrics): MixTelemetry {
   // Exactly [TargetId]: no default `service` dimension, as the other functions' per-target metrics.
   metrics.clearDefaultDimensions();
@@ -50,7 +58,7 @@ export function powertoolsMixTelemetry(logger: Logger, metrics: Metrics): MixTel
     record(r) {
       const sentence = r.message ? `${r.message} ` : '';
       logger[LEVEL[r.outcome]](`mix ${r.targetId}: ${r.outcome}: ${sentence}(${r.detail})`, { record: r });
-      const figures = Object.entries(planFigures(r));
+      const figures = Object.entries({ ...planFigures(r), ...fallbackFigures(r) });
       if (figures.length === 0) return;
       metrics.addDimension('TargetId', r.targetId);
       for (const [name, value] of figures)

@@ -182,6 +182,23 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
       },
     },
     records: { put: async (item) => void audit.push(item) },
+    // No target here has a variantFallback (tests/functions/mix-fallback.test.ts has them).
+    fallbacks: {
+      get: async () => {
+        throw new Error('not used: no variantFallback');
+      },
+      put: async () => {
+        throw new Error('not used: no variantFallback');
+      },
+    },
+    endpoints: {
+      read: async () => {
+        throw new Error('not used: no variantFallback');
+      },
+      write: async () => {
+        throw new Error('not used: no variantFallback');
+      },
+    },
   };
   const lines: { level: string; message: string }[] = [];
   const records: MixRecord[] = [];
