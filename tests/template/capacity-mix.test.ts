@@ -127,6 +127,24 @@ describe('the mix function', () => {
     },
   );
 
+  it('reads and weights only the managed endpoints (the variant fallback), and nothing of SageMaker without an endpoint prefix', () => {
+    const scope = (kind: string) => ({
+      'Fn::Sub': `arn:\${AWS::Partition}:sagemaker:*:\${AWS::AccountId}:${kind}/\${ManagedEndpointPrefix}*`,
+    });
+    for (const action of [
+      'sagemaker:DescribeEndpoint',
+      'sagemaker:DescribeEndpointConfig',
+      'sagemaker:UpdateEndpointWeightsAndCapacities',
+    ])
+      expect(withAction('MixFunctionRole', action).map((s) => s.resources)).toEqual([
+        [scope('endpoint'), scope('endpoint-config')],
+      ]);
+    const sageMaker = statementsOf('MixFunctionRole', unmanaged).flatMap((s) =>
+      s.actions.filter((a) => a.startsWith('sagemaker:')),
+    );
+    expect(sageMaker).toEqual([]);
+  });
+
   it('grants no group write, no launch and no role without a managed group prefix, and no PassRole without a role prefix', () => {
     const actions = (t: Loose, role: string) =>
       statementsOf(role, t).flatMap((s) => s.actions.filter((a) => !a.startsWith('dynamodb:')));

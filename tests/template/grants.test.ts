@@ -27,7 +27,7 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it("sees the mix function read floors, plans, spot state, demand and the policy, set groups' MixedInstancesPolicy and keep its plans and records: no capacity write", () => {
+  it("sees the mix function read floors, plans, spot state, demand and the policy, set groups' MixedInstancesPolicy and variant weights, and keep its plans and records", () => {
     expect(callsOf('MixFunction')).toEqual([
       'autoscaling:describeautoscalinggroups',
       'autoscaling:describewarmpool',
@@ -36,6 +36,9 @@ describe('calls and grants in template.yaml', () => {
       'dynamodb:batchgetitem',
       'dynamodb:getitem',
       'dynamodb:putitem',
+      'sagemaker:describeendpoint',
+      'sagemaker:describeendpointconfig',
+      'sagemaker:updateendpointweightsandcapacities',
       'ssm:getparameter',
       'ssm:getparametersbypath',
     ]);
