@@ -55,6 +55,7 @@ export const handler = middy(async (event: unknown, context: Context) => {
       reasons: r.reasons,
       capacity: r.plan?.capacity ?? null,
       spot: r.plan?.spot ?? null,
+      ...(r.fallback ? { fallback: r.fallback.reasons[0] ?? r.fallback.write } : {}),
     })),
   };
 })
