@@ -11,10 +11,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { createForecastClients } from '../../shared/aws/clients.ts';
+import { createForecastClients, createSageMakerClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
-import { createSageMakerClients } from '../../shared/aws/sagemaker-clients.ts';
 import { accountOfArn } from '../../shared/control/routing.ts';
 import { parseMixConfig } from './config.ts';
 import { awsMixPorts } from './ports.ts';

@@ -146,6 +146,16 @@ export function createClients(options: ClientOptions): Clients {
   };
 }
 
+/**
+ * SageMaker clients per region, built as createClients' are, for a function whose other clients
+ * are createForecastClients' (the mix function's variant fallback): no Step Functions or
+ * Application Auto Scaling comes into its bundle with them.
+ */
+export function createSageMakerClients(options: ClientOptions): (region: string) => SageMakerClient {
+  const b = finisher(options);
+  return perRegion((r) => b(new SageMakerClient(clientConfig(options, r))));
+}
+
 /** The forecast function's CloudWatch configuration: FORECAST_READ_TIMEOUTS unless told otherwise. */
 export const forecastReadConfig = (options: ClientOptions, region: string) =>
   clientConfig({ timeouts: FORECAST_READ_TIMEOUTS, ...options }, region);

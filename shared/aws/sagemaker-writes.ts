@@ -13,7 +13,7 @@ import {
   UpdateInferenceComponentRuntimeConfigCommand,
 } from '@aws-sdk/client-sagemaker';
 import type { ApplyResult } from './capacity.ts';
-import { isBusyError } from './sagemaker.ts';
+import { isBusyError } from './sagemaker-busy.ts';
 
 export interface SageMakerWrites {
   setVariantCapacity(

@@ -15,7 +15,6 @@ import {
   type SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import { type ApplyResult, type Capacity, countField, MalformedResponseError } from './capacity.ts';
-import { errorName } from './clients.ts';
 
 const count = countField;
 
@@ -50,16 +49,6 @@ export function componentCapacityFrom(
     ready: count(out.RuntimeConfig?.CurrentCopyCount, `${at}.CurrentCopyCount`),
     status: text(out.InferenceComponentStatus, 'DescribeInferenceComponent InferenceComponentStatus'),
   };
-}
-
-/**
- * SageMaker refuses a capacity change while the resource is updating with a ValidationException
- * ("Cannot update in-progress endpoint"): that is a deferral to the next tick, not a failure.
- */
-export function isBusyError(error: unknown): boolean {
-  if (errorName(error) !== 'ValidationException') return false;
-  const message = error instanceof Error ? error.message : '';
-  return /in-progress|in progress|updating|creating/i.test(message);
 }
 
 export interface SageMakerPort {

@@ -22,17 +22,7 @@ import {
 import { capacityFailureOf, type EndpointView, type VariantWrite } from '../mix/variant-fallback.ts';
 import { countField, MalformedResponseError } from './capacity.ts';
 import { errorName } from './clients.ts';
-
-/**
- * SageMaker refuses an update while the endpoint is updating with a ValidationException
- * ("Cannot update in-progress endpoint"): a deferral, not a failure. The same test as
- * ./sagemaker.ts isBusyError, kept here because importing that module would make the template's
- * grant check (which follows imports file by file) see its DescribeInferenceComponent call in
- * the mix function, which never makes it.
- */
-const isBusyError = (error: unknown): boolean =>
-  errorName(error) === 'ValidationException' &&
-  /in-progress|in progress|updating|creating/i.test(error instanceof Error ? error.message : '');
+import { isBusyError } from './sagemaker-busy.ts';
 
 export type WeightsWriteResult = { status: 'applied' } | { status: 'busy'; message: string };
 

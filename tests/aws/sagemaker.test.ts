@@ -7,12 +7,8 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  componentCapacityFrom,
-  isBusyError,
-  sageMakerAdapter,
-  variantCapacityFrom,
-} from '#shared/aws/sagemaker.ts';
+import { componentCapacityFrom, sageMakerAdapter, variantCapacityFrom } from '#shared/aws/sagemaker.ts';
+import { isBusyError } from '#shared/aws/sagemaker-busy.ts';
 import { sageMakerWrites } from '#shared/aws/sagemaker-writes.ts';
 import { awsError } from './fakes.ts';
 

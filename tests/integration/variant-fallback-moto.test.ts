@@ -35,9 +35,8 @@ import { parseMixConfig } from '#functions/mix/config.ts';
 import { awsMixPorts } from '#functions/mix/ports.ts';
 import type { MixRecord } from '#functions/mix/record.ts';
 import { createMixRunner } from '#functions/mix/run.ts';
-import { createForecastClients } from '#shared/aws/clients.ts';
+import { createForecastClients, createSageMakerClients } from '#shared/aws/clients.ts';
 import { dynamoFallbackStore } from '#shared/aws/fallback-store.ts';
-import { createSageMakerClients } from '#shared/aws/sagemaker-clients.ts';
 import { capacityFailureOf } from '#shared/mix/variant-fallback.ts';
 import {
   awsTestConfig,
