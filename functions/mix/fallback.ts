@@ -13,14 +13,14 @@
 import type { StoredFallback } from '../../shared/aws/fallback-store.ts';
 import { type Pending, pendingWindowMs } from '../../shared/control/state.ts';
 import {
-  decideFallback,
   type FallbackDecision,
   type FallbackReasonCode,
   type FallbackState,
   initialFallbackState,
   type VariantView,
   type VariantWrite,
-} from '../../shared/mix/variant-fallback.ts';
+} from '../../shared/mix/fallback-types.ts';
+import { decideFallback } from '../../shared/mix/variant-fallback.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { MixRunContext } from './record.ts';
 

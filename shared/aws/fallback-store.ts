@@ -6,7 +6,7 @@
  * the mix function writes it, and only after the endpoint took the write it decided.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type FallbackState, FallbackStateSchema } from '../mix/variant-fallback.ts';
+import { type FallbackState, FallbackStateSchema } from '../mix/fallback-types.ts';
 import { mixPk, namedPort, versionedItemStore } from './mix-store.ts';
 
 export const FALLBACK_SK = 'FALLBACK';

@@ -19,7 +19,7 @@ import {
   type SageMakerClient,
   UpdateEndpointWeightsAndCapacitiesCommand,
 } from '@aws-sdk/client-sagemaker';
-import { capacityFailureOf, type EndpointView, type VariantWrite } from '../mix/variant-fallback.ts';
+import { capacityFailureOf, type EndpointView, type VariantWrite } from '../mix/fallback-types.ts';
 import { countField, MalformedResponseError } from './capacity.ts';
 import { errorName } from './clients.ts';
 import { isBusyError } from './sagemaker-busy.ts';

@@ -37,7 +37,7 @@ import type { MixRecord } from '#functions/mix/record.ts';
 import { createMixRunner } from '#functions/mix/run.ts';
 import { createForecastClients, createSageMakerClients } from '#shared/aws/clients.ts';
 import { dynamoFallbackStore } from '#shared/aws/fallback-store.ts';
-import { capacityFailureOf } from '#shared/mix/variant-fallback.ts';
+import { capacityFailureOf } from '#shared/mix/fallback-types.ts';
 import {
   awsTestConfig,
   createStateTable,

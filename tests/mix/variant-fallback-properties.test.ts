@@ -8,12 +8,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   capacityFailureOf,
-  decideFallback,
   type EndpointView,
   type FallbackPolicy,
   type FallbackState,
   initialFallbackState,
-} from '#shared/mix/variant-fallback.ts';
+} from '#shared/mix/fallback-types.ts';
+import { decideFallback } from '#shared/mix/variant-fallback.ts';
 import { propertyRuns } from './harness.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   capacityFailureOf,
-  decideFallback,
   type EndpointView,
   FALLBACK_REASON_CODES,
   type FallbackDecision,
@@ -15,7 +14,8 @@ import {
   type FallbackState,
   initialFallbackState,
   type VariantView,
-} from '#shared/mix/variant-fallback.ts';
+} from '#shared/mix/fallback-types.ts';
+import { decideFallback } from '#shared/mix/variant-fallback.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const min = (m: number) => T0 + m * 60_000;
