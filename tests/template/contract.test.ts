@@ -531,7 +531,7 @@ describe('operations', () => {
       'Forecast demand band per target (requests per minute)',
       'Forecast function',
       'Unit cost per target (USD per 1,000 requests; planned USD per hour right)',
-      'Planned mix per target (instances) and budget caps',
+      'Planned mix per target (instances); budget caps and SageMaker variant fallback shifts right',
     ]);
   });
 
