@@ -28,13 +28,14 @@ import { dynamoMixStore } from '#shared/aws/mix-store.ts';
 import {
   awsTestConfig,
   createStateTable,
+  expectedMixedInstancesPolicy,
+  importHandlerOnMoto,
   type MotoServer,
   motoGate,
   putDatapoints,
   putStringParameter,
   startMoto,
   TEST_ACCOUNT,
-  TEST_CREDENTIALS,
   TEST_REGION,
 } from '../support/moto.ts';
 
@@ -190,19 +191,16 @@ describe.skipIf(!gate.available)('the mix handler on moto', () => {
         Unit: 'Count',
       })),
     );
-    for (const [k, v] of Object.entries({
-      POLICY_PARAMETER_NAME: POLICY_NAME,
-      STATE_TABLE_NAME: TABLE,
-      KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-      GOVERNOR_MODE: 'active',
-      AWS_REGION: TEST_REGION,
-      AWS_ENDPOINT_URL: moto.endpoint,
-      AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
-    }))
-      vi.stubEnv(k, v);
-    vi.resetModules();
-    ({ handler } = (await import('#functions/mix/handler.ts')) as unknown as { handler: Handler });
+    ({ handler } = await importHandlerOnMoto(
+      moto,
+      {
+        POLICY_PARAMETER_NAME: POLICY_NAME,
+        STATE_TABLE_NAME: TABLE,
+        KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
+        GOVERNOR_MODE: 'active',
+      },
+      async () => (await import('#functions/mix/handler.ts')) as unknown as { handler: Handler },
+    ));
   });
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -231,18 +229,7 @@ describe.skipIf(!gate.available)('the mix handler on moto', () => {
     const plan = stored!.state.plan!;
     expect([stored!.version, plan.spot > 0]).toEqual([1, true]);
     const after = await describeGroup();
-    expect(after.MixedInstancesPolicy).toEqual({
-      LaunchTemplate: {
-        LaunchTemplateSpecification: before.LaunchTemplate,
-        Overrides: plan.mixedInstancesPolicy.overrides.map((o) => ({ InstanceType: o.instanceType })),
-      },
-      InstancesDistribution: {
-        OnDemandAllocationStrategy: 'prioritized',
-        OnDemandBaseCapacity: plan.mixedInstancesPolicy.onDemandBaseCapacity,
-        OnDemandPercentageAboveBaseCapacity: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
-        SpotAllocationStrategy: 'price-capacity-optimized',
-      },
-    });
+    expect(after.MixedInstancesPolicy).toEqual(expectedMixedInstancesPolicy(before.LaunchTemplate, plan));
     expect(untouched(after)).toEqual(untouched(before));
   });
 

@@ -29,6 +29,7 @@ import { CapacityMixSchema } from '#shared/policy/capacity-mix-schema.ts';
 import {
   awsTestConfig,
   createDemoGroup,
+  expectedMixedInstancesPolicy,
   type MotoServer,
   motoGate,
   startMoto,
@@ -141,19 +142,7 @@ describe.skipIf(!gate.available)('MixedInstancesPolicy on moto', () => {
   it('writes exactly the planned policy, shift after shift, and nothing else', async () => {
     const before = await describeGroup('chat-llm-gpu');
     expect(before.MixedInstancesPolicy).toBeUndefined();
-    const expected = (plan: MixPlan) => ({
-      LaunchTemplate: {
-        // DescribeAutoScalingGroups returns the template's name next to its id (AWS does too).
-        LaunchTemplateSpecification: before.LaunchTemplate,
-        Overrides: plan.mixedInstancesPolicy.overrides.map((o) => ({ InstanceType: o.instanceType })),
-      },
-      InstancesDistribution: {
-        OnDemandAllocationStrategy: 'prioritized',
-        OnDemandBaseCapacity: plan.mixedInstancesPolicy.onDemandBaseCapacity,
-        OnDemandPercentageAboveBaseCapacity: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
-        SpotAllocationStrategy: 'price-capacity-optimized',
-      },
-    });
+    const expected = (plan: MixPlan) => expectedMixedInstancesPolicy(before.LaunchTemplate, plan);
 
     // t0: p90 10 over the horizon: 2 committed g5 on-demand, spot over the three pools.
     const first = stepMix(initialMixState(), { forecast: flat(at(0), 10) }, policy, at(0));

@@ -48,12 +48,12 @@ import { fixture } from '../interruptions/harness.ts';
 import {
   awsTestConfig,
   createStateTable,
+  importHandlerOnMoto,
   type MotoServer,
   motoGate,
   putStringParameter,
   startMoto,
   TEST_ACCOUNT,
-  TEST_CREDENTIALS,
   TEST_REGION,
 } from '../support/moto.ts';
 
@@ -201,19 +201,16 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     await putStringParameter(ssm, POLICY_NAME, POLICY_TEXT);
     await putStringParameter(ssm, KILL_NAME, 'off');
 
-    for (const [k, v] of Object.entries({
-      POLICY_PARAMETER_NAME: POLICY_NAME,
-      STATE_TABLE_NAME: TABLE,
-      KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-      GOVERNOR_MODE: 'active',
-      AWS_REGION: TEST_REGION,
-      AWS_ENDPOINT_URL: moto.endpoint,
-      AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
-    }))
-      vi.stubEnv(k, v);
-    vi.resetModules();
-    ({ handler } = await import('#functions/spot-events/handler.ts'));
+    ({ handler } = await importHandlerOnMoto(
+      moto,
+      {
+        POLICY_PARAMETER_NAME: POLICY_NAME,
+        STATE_TABLE_NAME: TABLE,
+        KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
+        GOVERNOR_MODE: 'active',
+      },
+      () => import('#functions/spot-events/handler.ts'),
+    ));
   });
   afterAll(async () => {
     vi.unstubAllEnvs();

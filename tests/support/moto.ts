@@ -316,3 +316,52 @@ export async function putDatapoints(
   for (let i = 0; i < data.length; i += 20)
     await cw.send(new PutMetricDataCommand({ Namespace: namespace, MetricData: data.slice(i, i + 20) }));
 }
+
+/**
+ * A handler module imported fresh with its environment pointed at moto: the given variables,
+ * the test region, the emulator's endpoint and fake credentials (never real AWS). Undo with
+ * vi.unstubAllEnvs() in afterAll.
+ */
+export async function importHandlerOnMoto<M>(
+  moto: MotoServer,
+  variables: Record<string, string>,
+  load: () => Promise<M>,
+): Promise<M> {
+  const { vi } = await import('vitest');
+  for (const [k, v] of Object.entries({
+    ...variables,
+    AWS_REGION: TEST_REGION,
+    AWS_ENDPOINT_URL: moto.endpoint,
+    AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
+  }))
+    vi.stubEnv(k, v);
+  vi.resetModules();
+  return load();
+}
+
+/**
+ * The MixedInstancesPolicy DescribeAutoScalingGroups reads back after a plan was written to a
+ * group made from `launchTemplate` (moto, as AWS, names the template next to its id).
+ */
+export const expectedMixedInstancesPolicy = (
+  launchTemplate: unknown,
+  plan: {
+    mixedInstancesPolicy: {
+      overrides: { instanceType: string }[];
+      onDemandBaseCapacity: number;
+      onDemandPercentageAboveBaseCapacity: number;
+    };
+  },
+) => ({
+  LaunchTemplate: {
+    LaunchTemplateSpecification: launchTemplate,
+    Overrides: plan.mixedInstancesPolicy.overrides.map((o) => ({ InstanceType: o.instanceType })),
+  },
+  InstancesDistribution: {
+    OnDemandAllocationStrategy: 'prioritized',
+    OnDemandBaseCapacity: plan.mixedInstancesPolicy.onDemandBaseCapacity,
+    OnDemandPercentageAboveBaseCapacity: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
+    SpotAllocationStrategy: 'price-capacity-optimized',
+  },
+});
