@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoMixStore } from '#shared/aws/mix-store.ts';
 import {
   awsTestConfig,
+  createLaunchTemplate,
   createStateTable,
   expectedMixedInstancesPolicy,
   importHandlerOnMoto,
@@ -66,28 +67,6 @@ const tick = (id: string, at: number) => ({
   resources: [`arn:aws:scheduler:${TEST_REGION}:${TEST_ACCOUNT}:schedule/default/governor-mix`],
   detail: {},
 });
-
-/** CreateLaunchTemplate as an EC2 query request (moto checks no signature). */
-async function createLaunchTemplate(endpoint: string, name: string): Promise<string> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `AWS4-HMAC-SHA256 Credential=testing/20260105/${TEST_REGION}/ec2/aws4_request, SignedHeaders=host, Signature=0`,
-    },
-    body: new URLSearchParams({
-      Action: 'CreateLaunchTemplate',
-      Version: '2016-11-15',
-      LaunchTemplateName: name,
-      'LaunchTemplateData.ImageId': 'ami-12c6146b',
-      'LaunchTemplateData.InstanceType': 'g5.2xlarge',
-    }),
-  });
-  const text = await response.text();
-  const id = /<launchTemplateId>([^<]+)</.exec(text)?.[1];
-  if (!response.ok || !id) throw new Error(`moto CreateLaunchTemplate answered ${response.status}: ${text}`);
-  return id;
-}
 
 type Handler = (
   event: unknown,

@@ -29,6 +29,7 @@ import { CapacityMixSchema } from '#shared/policy/capacity-mix-schema.ts';
 import {
   awsTestConfig,
   createDemoGroup,
+  createLaunchTemplate,
   expectedMixedInstancesPolicy,
   type MotoServer,
   motoGate,
@@ -68,29 +69,6 @@ const at = (minutes: number) => t0 + minutes * 60_000;
 const flat = (now: number, p90: number) => ({
   points: Array.from({ length: 17 }, (_, i) => ({ at: now + i * 15 * 60_000, p50: p90 * 0.7, p90 })),
 });
-
-/** CreateLaunchTemplate as an EC2 query request (no EC2 client in the project; moto checks no signature). */
-async function createLaunchTemplate(endpoint: string, name: string): Promise<string> {
-  const body = new URLSearchParams({
-    Action: 'CreateLaunchTemplate',
-    Version: '2016-11-15',
-    LaunchTemplateName: name,
-    'LaunchTemplateData.ImageId': 'ami-12c6146b',
-    'LaunchTemplateData.InstanceType': 'g5.2xlarge',
-  });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `AWS4-HMAC-SHA256 Credential=testing/20260105/${TEST_REGION}/ec2/aws4_request, SignedHeaders=host, Signature=0`,
-    },
-    body,
-  });
-  const text = await response.text();
-  const id = /<launchTemplateId>([^<]+)</.exec(text)?.[1];
-  if (!response.ok || !id) throw new Error(`moto CreateLaunchTemplate answered ${response.status}: ${text}`);
-  return id;
-}
 
 describe.skipIf(!gate.available)('MixedInstancesPolicy on moto', () => {
   let moto: MotoServer;

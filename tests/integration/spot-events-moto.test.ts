@@ -47,6 +47,7 @@ import { parsePolicyText } from '#shared/policy/load.ts';
 import { fixture } from '../interruptions/harness.ts';
 import {
   awsTestConfig,
+  createLaunchTemplate,
   createStateTable,
   importHandlerOnMoto,
   type MotoServer,
@@ -101,26 +102,6 @@ const batch = (body: string, messageId = 'm-1'): SQSEvent => ({
   ],
 });
 
-/** CreateLaunchTemplate as one EC2 query request: the project has no EC2 client, moto checks no signature. */
-async function launchTemplate(endpoint: string): Promise<string> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `AWS4-HMAC-SHA256 Credential=testing/20260105/${TEST_REGION}/ec2/aws4_request, SignedHeaders=host, Signature=0`,
-    },
-    body: new URLSearchParams({
-      Action: 'CreateLaunchTemplate',
-      Version: '2016-11-15',
-      LaunchTemplateName: `${GROUP}-lt`,
-      'LaunchTemplateData.ImageId': 'ami-12c6146b',
-      'LaunchTemplateData.InstanceType': 'g5.2xlarge',
-    }),
-  });
-  const text = await response.text();
-  return /<launchTemplateId>([^<]+)</.exec(text)?.[1] ?? Promise.reject(new Error(`moto: ${text}`));
-}
-
 describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
   let moto: MotoServer;
   let asg: AutoScalingClient;
@@ -173,7 +154,7 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     const ddb = new DynamoDBClient(config);
     doc = DynamoDBDocumentClient.from(ddb);
 
-    const templateId = await launchTemplate(moto.endpoint);
+    const templateId = await createLaunchTemplate(moto.endpoint, `${GROUP}-lt`);
     await asg.send(
       new CreateAutoScalingGroupCommand({
         AutoScalingGroupName: GROUP,

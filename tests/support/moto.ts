@@ -365,3 +365,28 @@ export const expectedMixedInstancesPolicy = (
     SpotAllocationStrategy: 'price-capacity-optimized',
   },
 });
+
+/**
+ * CreateLaunchTemplate as one EC2 query request (the project has no EC2 client; moto checks no
+ * signature): a g5.2xlarge template named `name`; its id.
+ */
+export async function createLaunchTemplate(endpoint: string, name: string): Promise<string> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `AWS4-HMAC-SHA256 Credential=testing/20260105/${TEST_REGION}/ec2/aws4_request, SignedHeaders=host, Signature=0`,
+    },
+    body: new URLSearchParams({
+      Action: 'CreateLaunchTemplate',
+      Version: '2016-11-15',
+      LaunchTemplateName: name,
+      'LaunchTemplateData.ImageId': 'ami-12c6146b',
+      'LaunchTemplateData.InstanceType': 'g5.2xlarge',
+    }),
+  });
+  const text = await response.text();
+  const id = /<launchTemplateId>([^<]+)</.exec(text)?.[1];
+  if (!response.ok || !id) throw new Error(`moto CreateLaunchTemplate answered ${response.status}: ${text}`);
+  return id;
+}
