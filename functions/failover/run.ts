@@ -15,13 +15,12 @@
  * move that was not made.
  */
 import { clip } from '../../shared/control/bounded.ts';
-import { EventError, parseEvent } from '../../shared/control/events.ts';
 import { failoverInput, needsExecution } from '../../shared/control/failover-input.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { readPolicy } from '../../shared/control/policy-store.ts';
 import { expiresAtFor, newDecisionId } from '../../shared/control/records.ts';
-import { type Ignored, screenOrigin, screenTick } from '../../shared/control/routing.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover/group.ts';
 import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
@@ -70,11 +69,13 @@ const errorText = (e: unknown) => clip(e instanceof Error ? `${e.name}: ${e.mess
 
 export function createFailoverEvaluator(deps: FailoverDeps) {
   return async (raw: unknown, now: number, home: { account?: string } = {}): Promise<FailoverReport> => {
-    const event = parseEvent(raw);
-    if (event.kind !== 'tick') throw new EventError('the failover evaluation runs on its schedule only');
-    const ignored =
-      screenOrigin(event, { account: home.account, region: deps.config.AWS_REGION }) ??
-      screenTick(event, now, { maxAgeSeconds: deps.config.MAX_TICK_AGE_SECONDS, futureSeconds: 60 });
+    const { event, ignored } = screenScheduledTick(
+      raw,
+      now,
+      { account: home.account, region: deps.config.AWS_REGION },
+      deps.config.MAX_TICK_AGE_SECONDS,
+      'the failover evaluation runs on its schedule only',
+    );
     if (ignored) {
       deps.telemetry.info(`event refused: ${ignored.message}`, { reason: ignored.reason });
       return { eventId: event.id, ignored, groups: [] };

@@ -27,14 +27,13 @@ import {
   type TimeLeft,
   unlimited,
 } from '../../shared/control/budget.ts';
-import { EventError, parseEvent } from '../../shared/control/events.ts';
 import { isFresh } from '../../shared/control/forecast-floor.ts';
 import type { HistoryNeed } from '../../shared/control/history-plan.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { storedLead } from '../../shared/control/lead-samples.ts';
 import { isNoiseFresh } from '../../shared/control/noise.ts';
 import { readPolicy } from '../../shared/control/policy-store.ts';
-import { type Ignored, screenOrigin, screenTick } from '../../shared/control/routing.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ForecastConfig } from './config.ts';
@@ -72,7 +71,6 @@ export interface ForecastInvocation {
 }
 
 /** How far ahead a tick may be dated (clock skew). */
-export const TICK_FUTURE_SECONDS = 60;
 /** The function's timeout: a tick still "running" after longer than this was killed, and may run again. */
 const RUN_TIMEOUT_MS = 300_000;
 
@@ -240,17 +238,13 @@ export function createForecaster(deps: ForecasterDeps) {
     now: number,
     invocation: ForecastInvocation = {},
   ): Promise<ForecastReport> {
-    const event = parseEvent(raw);
-    if (event.kind !== 'tick')
-      throw new EventError(
-        'event field detail-type is an alarm: the forecast function runs on its hourly "Scheduled Event"',
-      );
-    const screened =
-      screenOrigin(event, { account: invocation.account, region: deps.config.AWS_REGION }) ??
-      screenTick(event, now, {
-        maxAgeSeconds: deps.config.MAX_TICK_AGE_SECONDS,
-        futureSeconds: TICK_FUTURE_SECONDS,
-      });
+    const { event, ignored: screened } = screenScheduledTick(
+      raw,
+      now,
+      { account: invocation.account, region: deps.config.AWS_REGION },
+      deps.config.MAX_TICK_AGE_SECONDS,
+      'event field detail-type is an alarm: the forecast function runs on its hourly "Scheduled Event"',
+    );
     if (screened) return refuse(deps, event.id, screened);
     const duplicate = await claim(deps, event.id, now);
     if (duplicate) return refuse(deps, event.id, duplicate);

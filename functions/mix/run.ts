@@ -20,12 +20,11 @@ import type { StoredMix } from '../../shared/aws/mix-store.ts';
 import { clip } from '../../shared/control/bounded.ts';
 import { deadlineReached, type TimeLeft, unlimited } from '../../shared/control/budget.ts';
 import { demandQueries, type HistoryQuery } from '../../shared/control/demand.ts';
-import { EventError, parseEvent } from '../../shared/control/events.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { readPolicy } from '../../shared/control/policy-store.ts';
 import { mapBounded } from '../../shared/control/pool.ts';
 import { newDecisionId } from '../../shared/control/records.ts';
-import { type Ignored, screenOrigin, screenTick } from '../../shared/control/routing.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { decodeState } from '../../shared/control/state.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
@@ -60,7 +59,6 @@ export interface MixReport {
 export const MIX_TARGET_MARGIN_MS = 15_000;
 /** Targets planned and applied at once: each is 3-5 calls one after the other. */
 export const MIX_TARGETS_IN_FLIGHT = 8;
-const TICK_FUTURE_SECONDS = 60;
 
 export class MixPolicyError extends Error {
   override name = 'MixPolicyError';
@@ -236,17 +234,13 @@ export function createMixRunner(deps: MixDeps) {
     now: number,
     invocation: { account?: string; leftMs?: TimeLeft } = {},
   ): Promise<MixReport> {
-    const event = parseEvent(raw);
-    if (event.kind !== 'tick')
-      throw new EventError(
-        'event field detail-type is an alarm: the mix function runs on its 5-minute "Scheduled Event"',
-      );
-    const ignored =
-      screenOrigin(event, { account: invocation.account, region: deps.config.AWS_REGION }) ??
-      screenTick(event, now, {
-        maxAgeSeconds: deps.config.MAX_TICK_AGE_SECONDS,
-        futureSeconds: TICK_FUTURE_SECONDS,
-      });
+    const { event, ignored } = screenScheduledTick(
+      raw,
+      now,
+      { account: invocation.account, region: deps.config.AWS_REGION },
+      deps.config.MAX_TICK_AGE_SECONDS,
+      'event field detail-type is an alarm: the mix function runs on its 5-minute "Scheduled Event"',
+    );
     if (ignored) {
       deps.telemetry.warn(`tick refused: ${ignored.reason}: ${ignored.message}`, { reason: ignored.reason });
       return { eventId: clip(event.id), ignored, records: [] };

@@ -11,7 +11,7 @@
  */
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { clip, clipJson } from './bounded.ts';
-import type { GovernorEvent } from './events.ts';
+import { EventError, type GovernorEvent, parseEvent } from './events.ts';
 
 export const ALARM_PREFIX = 'governor-';
 
@@ -140,6 +140,29 @@ export function screenTick(
     };
   }
   return null;
+}
+
+/** Seconds a scheduled tick may be dated ahead of the function's clock (skew), for every scheduled function. */
+export const TICK_FUTURE_SECONDS = 60;
+
+/**
+ * A scheduled function's event, parsed and screened the one way (the forecast, mix and failover
+ * functions): an alarm is an EventError with `notATick` as its message; a tick from another
+ * account or region, or too old or too far ahead, is ignored with its reason; else null.
+ */
+export function screenScheduledTick(
+  raw: unknown,
+  now: number,
+  home: Home,
+  maxAgeSeconds: number,
+  notATick: string,
+): { event: GovernorEvent; ignored: Ignored | null } {
+  const event = parseEvent(raw);
+  if (event.kind !== 'tick') throw new EventError(notATick);
+  const ignored =
+    screenOrigin(event, home) ??
+    screenTick(event, now, { maxAgeSeconds, futureSeconds: TICK_FUTURE_SECONDS });
+  return { event, ignored };
 }
 
 function dimensionsName(t: TargetPolicy, dims: Record<string, string>): boolean {
