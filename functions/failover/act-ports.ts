@@ -15,14 +15,12 @@ import { route53Client, route53WeightedRecords } from '../../shared/aws/routing-
 import { sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
 import { sageMakerWrites } from '../../shared/aws/sagemaker-writes.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
-import { ConfigError } from '../../shared/control/config.ts';
+import { parseEnvironment, envName as required } from '../../shared/control/config.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { readPolicy } from '../../shared/control/policy-store.ts';
 import { resolveFailoverGroups } from '../../shared/failover/group.ts';
 import type { ActPorts, CheckInput, TargetRef } from './act.ts';
-
-const required = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
 
 export const ActConfigSchema = z.object({
   POLICY_PARAMETER_NAME: required('the SSM parameter holding the policy YAML (the check reads its targets)'),
@@ -36,10 +34,7 @@ export const ActConfigSchema = z.object({
 export type ActConfig = z.infer<typeof ActConfigSchema>;
 
 export function parseActConfig(env: Record<string, string | undefined>): ActConfig {
-  const result = ActConfigSchema.safeParse(env);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
-  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+  return parseEnvironment(ActConfigSchema, env);
 }
 
 const once = <T>(make: () => T): (() => T) => {

@@ -3,9 +3,7 @@
  * fails fast naming it.
  */
 import * as z from 'zod';
-import { ConfigError } from '../../shared/control/config.ts';
-
-const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
+import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
 
 export const FailoverConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
@@ -19,7 +17,7 @@ export const FailoverConfigSchema = z.object({
   KILL_SWITCH_PARAMETER_NAME: name('the SSM parameter whose value "on" stops all actions'),
   FAILOVER_STATE_MACHINE_ARN: name('the failover state machine'),
   /** shadow (the default): decisions are recorded, no execution starts. */
-  GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
+  GOVERNOR_MODE: envMode(),
   /** standby: this stack evaluates and acts; primary: it only beats (the evaluate function) and records nothing here. */
   FAILOVER_REGION_ROLE: z
     .enum(['standby', 'primary'], { message: 'must be "standby" or "primary"' })
@@ -33,8 +31,5 @@ export const FailoverConfigSchema = z.object({
 export type FailoverConfig = z.infer<typeof FailoverConfigSchema>;
 
 export function parseFailoverConfig(env: Record<string, string | undefined>): FailoverConfig {
-  const result = FailoverConfigSchema.safeParse(env);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
-  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+  return parseEnvironment(FailoverConfigSchema, env);
 }

@@ -3,9 +3,7 @@
  * variable fails fast with one line naming it and the fix, before any AWS call.
  */
 import * as z from 'zod';
-import { ConfigError } from '../../shared/control/config.ts';
-
-const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
+import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
 
 export const ForecastConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
@@ -15,7 +13,7 @@ export const ForecastConfigSchema = z.object({
    * shadow (the default) and the kill switch write the floor, which acts on nothing by itself,
    * but no scheduled action and no warm pool: those change capacity without the evaluator.
    */
-  GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
+  GOVERNOR_MODE: envMode(),
   /**
    * Ticks older than this are refused (StaleEvent): a late or replayed tick is not run, the next
    * hourly one is. Default 600 s: Lambda's one retry of a failed run (up to 300 s, then a
@@ -34,8 +32,5 @@ export type ForecastConfig = z.infer<typeof ForecastConfigSchema>;
 
 /** Parses the environment or throws one line per problem: `VARIABLE is required: ...`. */
 export function parseForecastConfig(env: Record<string, string | undefined>): ForecastConfig {
-  const result = ForecastConfigSchema.safeParse(env);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
-  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+  return parseEnvironment(ForecastConfigSchema, env);
 }

@@ -3,9 +3,7 @@
  * variable fails fast with one line naming it and the fix, before any AWS call.
  */
 import * as z from 'zod';
-import { ConfigError } from '../../shared/control/config.ts';
-
-const name = (what: string) => z.string({ message: `is required: ${what}` }).min(1, `is empty: ${what}`);
+import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
 
 export const MixConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
@@ -17,7 +15,7 @@ export const MixConfigSchema = z.object({
    * shadow (the default): every target is planned, its PLAN item stored (a dry run the shadow
    * evaluator reads) and recorded; no group is written. active: groups get the plan in force.
    */
-  GOVERNOR_MODE: z.enum(['shadow', 'active'], { message: 'must be "shadow" or "active"' }).default('shadow'),
+  GOVERNOR_MODE: envMode(),
   /**
    * Ticks older than this are refused (StaleEvent): the next one, 5 minutes later, plans again.
    * Default 300 s: Lambda's one retry of a failed run (up to 120 s, then its wait) comes within it.
@@ -36,8 +34,5 @@ export type MixConfig = z.infer<typeof MixConfigSchema>;
 
 /** Parses the environment or throws one line per problem: `VARIABLE is required: ...`. */
 export function parseMixConfig(env: Record<string, string | undefined>): MixConfig {
-  const result = MixConfigSchema.safeParse(env);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
-  throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+  return parseEnvironment(MixConfigSchema, env);
 }
