@@ -102,11 +102,23 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     d.budgetCeiling
       ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`
       : 'the budget stops scale-out here: the SLO is at risk for money',
+  BudgetBurning: (d) =>
+    `the error budget burns ${burn(d.headroom?.fastBurn)} as fast as the objective allows over the fast window (${burn(d.headroom?.slowBurn)} over the slow one), so load targets stand at ${factor(d)} of the policy's`,
+  BudgetSpare: (d) =>
+    `the error budget is spare (${Math.round((d.headroom?.remaining ?? 0) * 100)} % left, burning ${burn(d.headroom?.fastBurn)}), so load targets stand at ${factor(d)} of the policy's`,
+  BudgetExhausted: (d) =>
+    `the error budget is spent, so load targets stand at ${factor(d)} of the policy's, the most headroom it allows`,
   LeadTimeMeasured: (d) =>
     d.leadTime
       ? `planned over the measured ${d.leadTime.minutes}-minute lead time (p90 of ${plural(d.leadTime.samples, 'scale-out')}), above the configured ${d.leadTime.configuredMinutes}`
       : 'planned over the measured lead time, above the configured one',
 };
+
+function burn(x: number | null | undefined): string {
+  return x === null || x === undefined ? 'no reading' : `${x.toFixed(1)}x`;
+}
+
+const factor = (d: Decision): string => `${(d.headroom?.factor ?? 1).toFixed(2)}x`;
 
 export function describeDecision(d: Decision, policy: TargetPolicy): string {
   const head =

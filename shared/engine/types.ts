@@ -124,6 +124,9 @@ export const REASON_CODES = [
   'FailoverFloor',
   'MixPlanFloor',
   'BudgetCapped',
+  'BudgetBurning',
+  'BudgetSpare',
+  'BudgetExhausted',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -172,6 +175,11 @@ export interface Decision {
   mixFloor?: MixFloor;
   /** The budget's ceiling, when one was given (see SignalSnapshot.budgetCeiling). */
   budgetCeiling?: BudgetCeiling;
+  /**
+   * The error-budget control's headroom this period (shared/slo/control.ts), when the target has
+   * an SLO objective: the factor its load targets were multiplied by and why.
+   */
+  headroom?: { factor: number; reason: string; fastBurn: number | null; slowBurn: number | null; remaining: number };
 }
 
 /** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */

@@ -4,6 +4,7 @@
  */
 import { capacityMixProblems } from './capacity-mix-rules.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from './schema.ts';
+import { sloProblems } from './slo-rules.ts';
 
 export interface PolicyProblem {
   path: string;
@@ -103,6 +104,7 @@ function targetProblems(t: TargetPolicy, at: Path, add: (path: Path, message: st
     );
   }
   capacityMixProblems(t, at, add);
+  sloProblems(t, at, add);
   const seen = new Map<string, number>();
   t.signals.forEach((s, i) => {
     const first = seen.get(s.metric);

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { CapacityMixSchema } from './capacity-mix-schema.ts';
 import { FailoverSchema } from './failover-schema.ts';
+import { SloSchema } from './slo-schema.ts';
 
 const positiveSeconds = () =>
   z.number().int().positive({ message: 'must be a whole number of seconds greater than 0' });
@@ -324,6 +325,9 @@ const targetCommon = {
   forecast: ForecastPolicySchema.optional(),
   warmPool: WarmPoolPolicySchema.optional(),
   noise: NoisePolicySchema.optional(),
+  slo: SloSchema.optional().describe(
+    'The SLO objective: the share of minutes (and optionally requests) whose p95 latency is within sloMs, over a window, and the error-budget control of headroom (docs/slo.md). Absent on a target with a latency signal: 99.5 % of minutes over 30 days.',
+  ),
   capacityMix: CapacityMixSchema.optional().describe(
     'Capacity mix: instance types and prices, the committed base, spot allowed or not, and a budget (docs/capacity-mix.md).',
   ),

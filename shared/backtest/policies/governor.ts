@@ -21,6 +21,11 @@ import type {
 } from '../../engine/types.ts';
 import { rescaleNoise } from '../../forecast/noise-model.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
+import type { HeadroomState } from '../../slo/control.ts';
+import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
+import { SliLedger, type SliSample } from '../../slo/ledger.ts';
+import { sloOf } from '../../slo/objective.ts';
+import { type SloStep, sliSample, stepSlo } from '../../slo/step.ts';
 import type { Datapoint } from '../metrics.ts';
 import type { DecisionMark } from '../types.ts';
 import { ScaleOutClock } from './lead-clock.ts';
@@ -81,6 +86,41 @@ export interface GovernorOptions {
   warmPoolSize: number;
 }
 
+/**
+ * The error-budget control as the evaluator runs it: each minute the newly delivered datapoints'
+ * latency readings go into the SLI ledger and the headroom moves; the decision is made with the
+ * load targets times the factor and the floor divided by it. Null: the target has no objective
+ * with control (no latency signal, or control off), and decide() sees the policy as written.
+ */
+function budgetControl(target: TargetPolicy) {
+  const slo = sloOf(target);
+  const control = slo.control;
+  const sli = slo.sli;
+  if (!control || !sli) return null;
+  const ledger = new SliLedger(control.fastWindowMinutes, slo.windowMinutes);
+  const withControl = { ...slo, control };
+  const field = sli.metric;
+  let seen = 0;
+  let state: HeadroomState | undefined;
+  const targets = new Map<number, TargetPolicy>();
+  return {
+    step(view: FleetView): { step: SloStep; target: TargetPolicy } {
+      const samples: SliSample[] = [];
+      for (; seen < view.metrics.count; seen++) {
+        const d = view.metrics.at(seen);
+        const s = sliSample(d.minute, d[field], sli.sloMs, d.requests);
+        if (s) samples.push(s);
+      }
+      const step = stepSlo(ledger, state, samples, withControl, view.now);
+      state = step.headroom.state;
+      const f = step.headroom.factor;
+      let scaled = targets.get(f);
+      if (!scaled) targets.set(f, (scaled = withHeadroom(target, f)));
+      return { step, target: scaled };
+    },
+  };
+}
+
 export function governorPolicy(options: GovernorOptions): Policy {
   const { target, unitScale } = options;
   let state: EngineState | undefined;
@@ -91,8 +131,12 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const clock = new ScaleOutClock();
   const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
   let lead = effectiveLead(configuredLead, []);
+  const budget = budgetControl(target);
   const step = (view: FleetView, minute: number): number => {
-    const snapshot = snapshotFrom(view, target, unitScale);
+    const slo = budget?.step(view);
+    const factor = slo?.step.headroom.factor ?? 1;
+    const policy = slo?.target ?? target;
+    const snapshot = snapshotFrom(view, policy, unitScale);
     if (clock.observe(view.ready, view.now)) lead = effectiveLead(configuredLead, clock.samples);
     if (lookahead) {
       lookahead.setLeadMinutes(lead.minutes);
@@ -100,7 +144,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
       const floor = lookahead.floorAt(minute);
       if (floor?.kind === 'forecast') {
         snapshot.forecastFloor = {
-          capacity: floor.capacity,
+          capacity: floorWithHeadroom(floor.capacity, factor),
           quantile,
           ...(floor.fallback ? { fallback: floor.fallback } : {}),
         };
@@ -109,11 +153,17 @@ export function governorPolicy(options: GovernorOptions): Policy {
           configuredMinutes: configuredLead,
           samples: lead.samples,
         };
-      } else if (floor) snapshot.forecastFloor = { capacity: floor.capacity, quantile, kind: 'level' };
+      } else if (floor)
+        snapshot.forecastFloor = {
+          capacity: floorWithHeadroom(floor.capacity, factor),
+          quantile,
+          kind: 'level',
+        };
       const noise = lookahead.noise;
       if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
     }
-    const result = decide(state, snapshot, target, view.now);
+    const decided = decide(state, snapshot, policy, view.now);
+    const result = slo ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy) : decided;
     clock.decided(result.decision.currentCapacity, result.decision.desiredCapacity, view.now);
     state = result.state;
     const d = result.decision;

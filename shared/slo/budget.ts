@@ -1,0 +1,61 @@
+/**
+ * The error budget read off the SLI ledger, as the SRE workbook's multi-window burn-rate practice
+ * reads it: the burn rate of a window is its bad share over the share the objective allows
+ * (1 spends the budget exactly over the objective's window; at 99.5 % of minutes one bad minute
+ * in an hour is a burn rate of 3.3), and the budget left is what the window's bad minutes have
+ * not yet spent. With a requests objective too, each figure is the worse of the two.
+ */
+import type { SliLedger, WindowCounts } from './ledger.ts';
+import type { ResolvedSlo } from './objective.ts';
+
+export interface BudgetStatus {
+  /** Burn rate over the fast window; null with no reading in it. */
+  fastBurn: number | null;
+  /** Burn rate over the slow window (whole hours); null with no reading in it. */
+  slowBurn: number | null;
+  /** Share of the window's error budget left: 1 untouched, 0 or less spent. */
+  remaining: number;
+  /** Share of observed minutes within the SLO over the window; null with none observed. */
+  attainment: number | null;
+  /** Share of requests within the SLO over the window (requests objectives only). */
+  requestAttainment?: number | null;
+  /** Minutes until the budget is gone at the slow burn rate; null when it is not burning. */
+  exhaustsInMinutes: number | null;
+  window: WindowCounts;
+}
+
+function burn(c: WindowCounts, slo: ResolvedSlo): number | null {
+  if (c.observed === 0) return null;
+  const minutes = c.bad / c.observed / (1 - slo.minutes);
+  if (slo.requests === undefined || c.requests <= 0) return minutes;
+  return Math.max(minutes, c.badRequests / c.requests / (1 - slo.requests));
+}
+
+export function budgetStatus(
+  ledger: SliLedger,
+  slo: ResolvedSlo,
+  slowMinutes: number,
+  now: number,
+): BudgetStatus {
+  const window = ledger.window();
+  const allowedMinutes = (1 - slo.minutes) * slo.windowMinutes;
+  let remaining = 1 - window.bad / allowedMinutes;
+  if (slo.requests !== undefined && window.requests > 0) {
+    remaining = Math.min(remaining, 1 - window.badRequests / ((1 - slo.requests) * window.requests));
+  }
+  const slowBurn = burn(ledger.recent(slowMinutes, now), slo);
+  const attainment = window.observed > 0 ? 1 - window.bad / window.observed : null;
+  return {
+    fastBurn: burn(ledger.fast(), slo),
+    slowBurn,
+    remaining,
+    attainment,
+    ...(slo.requests !== undefined
+      ? { requestAttainment: window.requests > 0 ? 1 - window.badRequests / window.requests : null }
+      : {}),
+    // At burn rate b the budget drains b / windowMinutes of itself per minute.
+    exhaustsInMinutes:
+      slowBurn !== null && slowBurn > 0 && remaining > 0 ? (remaining * slo.windowMinutes) / slowBurn : null,
+    window,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * What the target factor does to a target: its load signals' targets times the factor (0.8: a
+ * target of 75 requests per instance becomes 60, more instances for the same load), and a
+ * forecast or level floor divided by it (0.8: a floor of 10 becomes 13). Latency signals are the
+ * SLO itself and stay as written. Percent targets (GPU utilization) never rise past 95.
+ */
+import { describeDecision } from '../engine/message.ts';
+import { ceilCapacity } from '../engine/signals.ts';
+import type { Decision, DecisionResult } from '../engine/types.ts';
+import { isLatencySignal, type TargetPolicy } from '../policy/schema.ts';
+import type { BudgetStatus } from './budget.ts';
+import type { HeadroomDecision } from './control.ts';
+
+const PERCENT_METRICS = new Set(['gpuUtilization', 'gpuMemoryUtilization']);
+const MAX_PERCENT_TARGET = 95;
+
+export function withHeadroom(t: TargetPolicy, factor: number): TargetPolicy {
+  if (factor === 1) return t;
+  return {
+    ...t,
+    signals: t.signals.map((s) => {
+      if (isLatencySignal(s)) return s;
+      const scaled = s.target * factor;
+      const target = PERCENT_METRICS.has(s.metric)
+        ? Math.min(scaled, Math.max(s.target, MAX_PERCENT_TARGET))
+        : scaled;
+      return { ...s, target };
+    }),
+  };
+}
+
+/** A capacity floor under the factor: ceil(floor / factor), float noise ignored. */
+export const floorWithHeadroom = (capacity: number, factor: number): number =>
+  factor === 1 ? capacity : ceilCapacity(capacity / factor);
+
+/**
+ * The decision with the headroom it was made under: the factor and burn rates on the record, and
+ * the control's reason code (when it moved the factor or the budget is spent) among the reasons,
+ * so the sentence says why the targets it was held to differ from the policy's.
+ */
+export function annotateDecision(
+  result: DecisionResult,
+  h: HeadroomDecision,
+  status: BudgetStatus,
+  policy: TargetPolicy,
+): DecisionResult {
+  const decision: Decision = {
+    ...result.decision,
+    headroom: {
+      factor: h.factor,
+      reason: h.reason,
+      fastBurn: status.fastBurn,
+      slowBurn: status.slowBurn,
+      remaining: status.remaining,
+    },
+  };
+  if (h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted') {
+    decision.reasons = [...decision.reasons, h.reason];
+    decision.message = describeDecision(decision, policy);
+  }
+  return { ...result, decision };
+}
