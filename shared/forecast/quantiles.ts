@@ -4,13 +4,14 @@
  * of the day (./band.ts). And the series a forecast returns: requests per minute per step,
  * ordered p10 <= p50 <= p90 <= p99, never negative.
  */
-import { chooseShape, normalizedScales, widthAt } from './band.ts';
+
+import { chooseShape, type Errors, normalizedScales, widthAt } from './band.ts';
+import { blended } from './blend.ts';
 import { correctionAt, termsAt } from './correction.ts';
 import type { LogForecaster } from './fallback.ts';
 import { baseAt, trendAt } from './model.ts';
 import { bandIndex, type ResidualBands } from './residuals.ts';
 import { BINS_PER_DAY, fromLog } from './series.ts';
-import { normalQuantile, robustScale } from './stats.ts';
 import { QUANTILES, type QuantileName } from './types.ts';
 
 const P = BINS_PER_DAY;
@@ -23,16 +24,35 @@ const LEVELS: number[] = NAMES.map((n) => QUANTILES[n]);
  */
 const IN_SAMPLE_WIDENING = 1.5;
 
+/** The in-sample residuals as errors, one origin per day. */
+function inSampleErrors(residuals: Float64Array, days: number): Errors {
+  const errors = residuals.subarray(0, days * P);
+  const slots = Int32Array.from(errors, (_, j) => j % P);
+  const origins = Int32Array.from(errors, (_, j) => Math.floor(j / P));
+  return { errors, slots, origins };
+}
+
+const lastDays = (b: Errors, days: number): Errors => {
+  const from = Math.max(0, days - 2) * P;
+  return {
+    errors: b.errors.subarray(from),
+    slots: b.slots.subarray(from),
+    origins: b.origins.subarray(from),
+  };
+};
+
 /**
  * The seasonal model as a forecaster from the origin (cut = z.length) and from each cut in
  * r.forecasts. Log quantile q at step k = centre + scale(horizon band, q) x width(slot, q).
  */
 export function seasonalForecaster(z: Float64Array, r: ResidualBands): LogForecaster {
   const { model, correction } = r;
-  const widths = chooseShape(model.seasonal.residuals, model.seasonal.days, r.bands);
-  const scales = r.samples > 0 ? r.bands.map((b) => normalizedScales(b, widths, LEVELS)) : null;
-  const fitScale = r.samples > 0 ? 0 : robustScale(model.seasonal.residuals) || 0;
-  const inSample = (q: number) => normalQuantile(q) * IN_SAMPLE_WIDENING * fitScale;
+  const { residuals, days } = model.seasonal;
+  const pools = r.samples > 0 ? r.bands : [inSampleErrors(residuals, days)];
+  const widths = chooseShape(residuals, days, r.samples > 0 ? r.bands : pools.map((b) => lastDays(b, days)));
+  const scales = pools.map((b) =>
+    normalizedScales(b, widths, LEVELS).map((s) => s * (r.samples > 0 ? 1 : IN_SAMPLE_WIDENING)),
+  );
   const byCut = new Map(r.forecasts.map((f) => [f.cut, f]));
   const own = termsAt(model.devs, model.devs.length, trendAt(model, model.elapsed));
   return {
@@ -41,9 +61,14 @@ export function seasonalForecaster(z: Float64Array, r: ResidualBands): LogForeca
       if (cut !== z.length && !f) return Number.NaN;
       const base = f ? f.base[k]! : baseAt(model, k);
       const i = LEVELS.indexOf(q);
-      const offset =
-        scales && i >= 0 ? scales[bandIndex(k)]![i]! * widthAt(widths, q, (cut + k) % P) : inSample(q);
-      return base + correctionAt(f ? f.terms : own, correction, k) + offset;
+      const scale = scales[Math.min(bandIndex(k), scales.length - 1)]![i]!;
+      const offset = i >= 0 ? scale * widthAt(widths, q, (cut + k) % P) : 0;
+      const centre = blended(
+        base + correctionAt(f ? f.terms : own, correction, k),
+        (f ?? r).average?.[k],
+        r.blendWeight,
+      );
+      return centre + offset;
     },
   };
 }

@@ -7,6 +7,7 @@
  * so the band scales with the level: a 10 % error at the peak and at night alike.
  */
 import type { Errors } from './band.ts';
+import { blended, chooseBlend, seasonalAverage } from './blend.ts';
 import {
   type Correction,
   correctionAt,
@@ -16,7 +17,7 @@ import {
   termsAt,
   WINDOW_CANDIDATES,
 } from './correction.ts';
-import { baseAt, expectedAt, fitModels, type Model, type ModelParams, trendAt } from './model.ts';
+import { baseAt, expectedAt, fitModels, type Model, type ModelParams, modelKind, trendAt } from './model.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
 
 const P = BINS_PER_DAY;
@@ -59,6 +60,8 @@ export interface PseudoForecast {
   cut: number;
   base: Float64Array;
   terms: Terms;
+  /** The seasonal average from the cut (./blend.ts), when one was weighed. */
+  average?: Float64Array;
 }
 
 const forecastOf = (model: Model, cut: number, bins: number): PseudoForecast => {
@@ -150,14 +153,14 @@ function chooseCorrection(
 /** Log errors of the refits' forecasts with the chosen correction, per horizon band, with their slots. */
 type RawBand = { e: number[]; s: number[]; o: number[] };
 
-function collect(z: Float64Array, pseudo: PseudoForecast[], c: Correction): RawBand[] {
+function collect(z: Float64Array, pseudo: PseudoForecast[], c: Correction, w: number): RawBand[] {
   const bands = BAND_EDGES.map((): RawBand => ({ e: [], s: [], o: [] }));
-  pseudo.forEach(({ cut, base, terms }, origin) => {
+  pseudo.forEach(({ cut, base, terms, average }, origin) => {
     for (let k = 0; k < base.length; k++) {
       const actual = z[cut + k]!;
       if (!Number.isFinite(actual)) continue;
       const b = bands[bandIndex(k)]!;
-      b.e.push(actual - base[k]! - correctionAt(terms, c, k));
+      b.e.push(actual - blended(base[k]! + correctionAt(terms, c, k), average?.[k], w));
       b.s.push((cut + k) % P);
       b.o.push(origin);
     }
@@ -192,7 +195,13 @@ export interface ResidualBands {
   correction: Correction;
   /** The chosen fit's forecasts at every pseudo-origin: the 8-hourly refits, then today's. */
   forecasts: PseudoForecast[];
+  /** Weight of the seasonal average in the centre (./blend.ts; 0: the model alone). */
+  blendWeight: number;
+  /** The seasonal average from the origin. */
+  average: Float64Array;
 }
+
+const refitsOf = (pseudo: PseudoForecast[][], v: number): number => (pseudo[v] ?? []).length;
 
 /**
  * Errors of pseudo-origin forecasts for z (whole days, then `elapsed` bins of today), and the
@@ -222,14 +231,22 @@ export function residualBands(
   });
   let best = scored[0]!;
   for (const s of scored.slice(1)) if (s.error < (1 - WEEKLY_MARGIN) * best.error) best = s;
-  const refits = pseudo[best.v] ?? [];
-  const raw = collect(z, refits, best.correction);
+  const weekly = modelKind(best.model) === 'weekly';
+  const blend =
+    best.forecasts.length > 0 && refitsOf(pseudo, best.v) > 0
+      ? chooseBlend(z, best.forecasts, best.correction, weekly)
+      : { weight: 0, averages: [] };
+  const forecasts = best.forecasts.map((f, i) => ({ ...f, average: blend.averages[i] }));
+  const refits = forecasts.slice(0, refitsOf(pseudo, best.v));
+  const raw = collect(z, refits, best.correction, blend.weight);
   const samples = raw.reduce((n, b) => n + b.e.length, 0);
   return {
     model: best.model,
     bands: samples > 0 ? pool(raw) : [],
     samples,
     correction: best.correction,
-    forecasts: best.forecasts,
+    forecasts,
+    blendWeight: blend.weight,
+    average: seasonalAverage(z, z.length, horizonBins, weekly),
   };
 }

@@ -125,8 +125,14 @@ export class SliLedger {
       add(this.#window, this.#hours[this.#hoursHead++]!, -1);
     }
     // Compact the arrays now and then, so a year-long run does not keep every minute.
-    if (this.#minutesHead > 4096) this.#minutes.splice(0, this.#minutesHead), (this.#minutesHead = 0);
-    if (this.#hoursHead > 4096) this.#hours.splice(0, this.#hoursHead), (this.#hoursHead = 0);
+    if (this.#minutesHead > 4096) {
+      this.#minutes.splice(0, this.#minutesHead);
+      this.#minutesHead = 0;
+    }
+    if (this.#hoursHead > 4096) {
+      this.#hours.splice(0, this.#hoursHead);
+      this.#hoursHead = 0;
+    }
   }
 
   /** The fast window: the last fastMinutes minutes, one by one. */

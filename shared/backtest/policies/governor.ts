@@ -115,7 +115,10 @@ function budgetControl(target: TargetPolicy) {
       state = step.headroom.state;
       const f = step.headroom.factor;
       let scaled = targets.get(f);
-      if (!scaled) targets.set(f, (scaled = withHeadroom(target, f)));
+      if (!scaled) {
+        scaled = withHeadroom(target, f);
+        targets.set(f, scaled);
+      }
       return { step, target: scaled };
     },
   };
