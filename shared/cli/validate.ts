@@ -10,6 +10,7 @@
  */
 import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../control/policy-parts.ts';
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
+import { describeObjective, sloOf } from '../slo/objective.ts';
 import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { parseOptions } from './options.ts';
@@ -27,10 +28,13 @@ function mixSummary(t: TargetPolicy): string {
   return `, capacity mix: ${parts.join(', ')}`;
 }
 
+/** A target's own SLO section in a few words (the default objective is not repeated on every line). */
+const sloSummary = (t: TargetPolicy): string => (t.slo ? `, SLO ${describeObjective(sloOf(t))}` : '');
+
 export function summarize(policy: PolicyFile): string {
   const targets = policy.targets.map(
     (t) =>
-      `${t.id} (${t.kind}, ${t.region}, ${t.scaling.minCapacity}-${t.scaling.maxCapacity} instances, ${t.signals.map((s) => s.metric).join('+')}${mixSummary(t)})`,
+      `${t.id} (${t.kind}, ${t.region}, ${t.scaling.minCapacity}-${t.scaling.maxCapacity} instances, ${t.signals.map((s) => s.metric).join('+')}${mixSummary(t)}${sloSummary(t)})`,
   );
   const groups = (policy.failover?.groups ?? []).map(
     (g) => `${g.id} (${g.mode}, ${g.routing.kind}: ${g.members.map((m) => m.targetId).join(', ')})`,

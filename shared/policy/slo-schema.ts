@@ -43,39 +43,61 @@ export const SloControlSchema = z
       .describe('Move the headroom with the error budget. false: judge and report only.'),
     minTargetFactor: z
       .number()
-      .min(0.2)
+      .min(0.1)
       .max(1)
-      .default(0.6)
+      .default(0.3)
       .describe(
-        'The most conservative headroom: load targets times this (0.6: a target of 75 becomes 45), forecast floors divided by it. Used in full while the budget is exhausted.',
+        'The most headroom: load targets times this (0.3: a target of 75 becomes 22.5), forecast floors divided by it. Used in full while the budget is exhausted. Twitter (bursts shorter than a cold start) needs about 0.33 to hold 99.5 %.',
       ),
     maxTargetFactor: z
       .number()
-      .min(1)
+      .min(1, {
+        message:
+          'must be at least 1: it is the leanest the targets may go, and 1 is the policy as written; for more headroom lower minTargetFactor or the targets themselves',
+      })
       .max(2)
-      .default(1.3)
-      .describe('The leanest headroom: load targets times this while the budget is spare.'),
+      .default(1)
+      .describe(
+        'The least headroom: load targets times this while the budget is spare. 1 never goes leaner than the policy as written (leaner cost more on NASA July: docs/slo.md).',
+      ),
+    spendTarget: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.8)
+      .describe(
+        "The share of the window's error budget to plan to spend: headroom grows only while the pace is above it and shrinks only below it. 0.8 keeps a fifth for what the history has not shown.",
+      ),
     fastWindowMinutes: z
       .number()
       .int()
       .min(5)
       .max(360)
       .default(60)
-      .describe('The window that reacts: its burn rate must be high for the headroom to grow.'),
+      .describe('The window that reacts: headroom grows only while it burns faster than the budget allows.'),
     slowWindowMinutes: z
       .number()
       .int()
       .min(30)
       .max(10_080)
       .default(360)
-      .describe('The window that confirms: its burn rate must agree, so one bad minute does not flap.'),
+      .describe('The window whose burn rate the BurnRate metric and the budget alarm read (whole hours).'),
     tightenStep: z
       .number()
       .gt(0)
-      .max(0.5)
-      .default(0.05)
+      .max(0.3)
+      .default(0.03)
       .describe(
-        'Fraction the factor falls by at each new bad minute while both windows burn faster than the budget allows, times the fast burn rate (at most 3x): 0.05 at a burn of 3.3 (one bad minute in 60 at 99.5 %) takes 15 %.',
+        'Fraction the factor falls by when burning, times the fast burn rate (at most 3x): 0.03 at a burn of 3.3 (one bad minute in 60 at 99.5 %) takes 9 %.',
+      ),
+    tightenEveryMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1440)
+      .default(10)
+      .describe(
+        "Minutes between two tightening steps: about a scale-out's lead time, so one incident's bad minutes count once.",
       ),
     loosenStep: z
       .number()
@@ -88,18 +110,8 @@ export const SloControlSchema = z
       .int()
       .min(1)
       .max(1440)
-      .default(15)
-      .describe(
-        'Minutes between two loosening steps: slower than tightening, so the budget is bought back fast and spent slowly.',
-      ),
-    spareBurnRate: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.5)
-      .describe(
-        'The budget is spare while both windows burn slower than this (1 spends it exactly over the window).',
-      ),
+      .default(10)
+      .describe('Minutes between two loosening steps.'),
   })
   .strict();
 

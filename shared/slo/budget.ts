@@ -8,6 +8,9 @@
 import type { SliLedger, WindowCounts } from './ledger.ts';
 import type { ResolvedSlo } from './objective.ts';
 
+/** The fewest minutes the pace is read over (12 hours). */
+export const PACE_FLOOR_MINUTES = 720;
+
 export interface BudgetStatus {
   /** Burn rate over the fast window; null with no reading in it. */
   fastBurn: number | null;
@@ -19,6 +22,13 @@ export interface BudgetStatus {
   attainment: number | null;
   /** Share of requests within the SLO over the window (requests objectives only). */
   requestAttainment?: number | null;
+  /**
+   * The window's bad share over the share the objective allows, over the minutes observed so far
+   * (the window's whole-span burn rate, read over at least PACE_FLOOR_MINUTES): below 1 the
+   * objective holds over what has been seen. Unlike `remaining`, it does not count minutes not yet
+   * lived as budget, so it is the one that says "on pace" on a history shorter than the window.
+   */
+  pace: number;
   /** Minutes until the budget is gone at the slow burn rate; null when it is not burning. */
   exhaustsInMinutes: number | null;
   window: WindowCounts;
@@ -44,11 +54,16 @@ export function budgetStatus(
     remaining = Math.min(remaining, 1 - window.badRequests / ((1 - slo.requests) * window.requests));
   }
   const slowBurn = burn(ledger.recent(slowMinutes, now), slo);
+  // Read over at least PACE_FLOOR_MINUTES, so one bad minute in a target's first hour is not a
+  // pace of 3.3 for the whole window (it is 0.28 over 12 hours).
+  const paced = window.observed >= PACE_FLOOR_MINUTES ? window : { ...window, observed: PACE_FLOOR_MINUTES };
+  const pace = burn(paced, slo) ?? 0;
   const attainment = window.observed > 0 ? 1 - window.bad / window.observed : null;
   return {
     fastBurn: burn(ledger.fast(), slo),
     slowBurn,
     remaining,
+    pace,
     attainment,
     ...(slo.requests !== undefined
       ? { requestAttainment: window.requests > 0 ? 1 - window.badRequests / window.requests : null }

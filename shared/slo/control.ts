@@ -1,22 +1,32 @@
 /**
  * Error-budget control of headroom: one number, the target factor, that multiplies the load
- * signals' targets (and divides the forecast floors) between the policy's bounds. Spend the
- * budget while it burns slowly, buy it back at once when it burns fast:
+ * signals' targets (and divides the forecast floors) between the policy's bounds. It holds the
+ * objective by watching the pace at which the window's budget is spent (its whole-window burn
+ * rate, `pace`: 1 spends exactly the budget) against the share the policy plans to spend
+ * (spendTarget), and reacts only to what is happening now (the fast window):
  *
  * - exhausted (nothing left in the window): the most conservative factor, minTargetFactor;
- * - burning (a new bad minute, and both windows above a burn rate of 1): down by tightenStep x
- *   the fast burn rate (at most 3x), so a cluster of bad minutes takes the factor down quickly;
- * - spare (both windows below spareBurnRate and at least half the budget left): up by
- *   loosenStep, at most once per loosenEveryMinutes: spending is slow, buying back is fast;
+ * - burning (a new bad minute, the fast window above a burn rate of 1, the pace above
+ *   spendTarget): down by tightenStep x the fast burn rate (at most 3x), at most once per
+ *   tightenEveryMinutes, so one incident's run of bad minutes (already being answered by a
+ *   scale-out that takes minutes to serve) counts once, not once a minute;
+ * - spare (the fast window calm, the pace below spendTarget): up by loosenStep, at most once per
+ *   loosenEveryMinutes, never past maxTargetFactor;
  * - otherwise it holds (BudgetSteady), as it does with no SLI reading (SloNoData).
  *
- * Worked example, 99.5 % of minutes, defaults: one bad minute after a calm hour is a fast burn of
- * 3.3 (1/60 over 0.005): the factor falls by 0.05 x 3 = 15 %, 1.0 to 0.85. From there it climbs
- * back by 1 % every 15 minutes once the fast window is calm again: 1.0 after about four hours.
+ * Worked example, 99.5 % of minutes, defaults: one bad minute in the last hour is a fast burn of
+ * 3.3 (1/60 over 0.005); with the window's pace above 0.8 the factor falls by 0.03 x 3 = 9 %,
+ * 1.0 to 0.91, and no further for 10 minutes. Calm again and on pace, it climbs 1 % per 10
+ * minutes: back to 1.0 in about 100 minutes.
+ *
+ * Why these defaults (docs/slo.md has the tables): on NASA July a regulator that also leaned
+ * below the written headroom (maxTargetFactor 1.1) cost 3 % more than one that stays at or above
+ * it (1.0), with more bad minutes; per-minute tightening (no tightenEveryMinutes) cost 8-14 %
+ * more at the same attainment, each ramp's bad minutes cutting the factor again and again.
  *
  * Properties (tests/slo/control.test.ts): the factor stays within its bounds; at the bound while
- * exhausted; the next factor never rises with the burn rate; constant input never turns it
- * around. Time is an argument; the state goes in and comes out.
+ * exhausted; the next factor never rises with the burn rate or the pace; constant input never
+ * turns it around. Time is an argument; the state goes in and comes out.
  */
 import * as z from 'zod';
 import type { SloControl } from '../policy/slo-schema.ts';
@@ -36,12 +46,14 @@ export const HeadroomStateSchema = z
     factor: z.number().positive(),
     /** Epoch ms of the last loosening step; null before any. */
     lastLoosenAt: z.number().nullable(),
+    /** Epoch ms of the last tightening step; null (or absent, in a state from before it) before any. */
+    lastTightenAt: z.number().nullable().optional(),
   })
   .strict();
 export type HeadroomState = z.infer<typeof HeadroomStateSchema>;
 
 /** Before any budget is read the policy stands as written. */
-export const initialHeadroom = (): HeadroomState => ({ factor: 1, lastLoosenAt: null });
+export const initialHeadroom = (): HeadroomState => ({ factor: 1, lastLoosenAt: null, lastTightenAt: null });
 
 export interface HeadroomDecision {
   factor: number;
@@ -50,14 +62,14 @@ export interface HeadroomDecision {
   state: HeadroomState;
 }
 
-/** The budget counts as spare only while at least this share of it is left. */
-export const SPARE_BUDGET_LEFT = 0.5;
 /** The most the fast burn rate multiplies tightenStep by. */
 const MAX_BURN_WEIGHT = 3;
 
 const clamp = (x: number, c: SloControl) => Math.min(c.maxTargetFactor, Math.max(c.minTargetFactor, x));
 const f2 = (x: number) => x.toFixed(2);
 const burnText = (x: number | null) => (x === null ? 'no reading' : `${x.toFixed(1)}x`);
+const since = (at: number | null | undefined, now: number, minutes: number) =>
+  at === null || at === undefined || now - at >= minutes * 60_000;
 
 export interface HeadroomInput {
   status: BudgetStatus;
@@ -71,43 +83,48 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
   const { status, newBad, control: c, now } = input;
   const before = prev ?? initialHeadroom();
   const factor = clamp(before.factor, c);
-  const hold = (reason: HeadroomReason, message: string): HeadroomDecision => ({
-    factor,
+  const moved = (next: number, reason: HeadroomReason, message: string, state: HeadroomState) => ({
+    factor: next,
     reason,
     message,
-    state: { ...before, factor },
+    state,
   });
-  const burns = `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, ${burnText(status.slowBurn)} over ${c.slowWindowMinutes} min`;
+  const hold = (reason: HeadroomReason, message: string): HeadroomDecision =>
+    moved(factor, reason, message, { ...before, factor });
+  const burns = `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
   if (status.remaining <= 0) {
-    return {
-      factor: c.minTargetFactor,
-      reason: 'BudgetExhausted',
-      message: `error budget exhausted (${burns}): most headroom, load targets at ${f2(c.minTargetFactor)}x`,
-      state: { ...before, factor: c.minTargetFactor },
-    };
+    const next = c.minTargetFactor;
+    return moved(
+      next,
+      'BudgetExhausted',
+      `error budget exhausted (${burns}): most headroom, load targets at ${f2(next)}x`,
+      {
+        ...before,
+        factor: next,
+      },
+    );
   }
-  const { fastBurn: fast, slowBurn: slow } = status;
-  if (fast === null || slow === null)
-    return hold('SloNoData', `no SLI reading yet: load targets held at ${f2(factor)}x`);
-  if (newBad > 0 && fast > 1 && slow > 1) {
+  const fast = status.fastBurn;
+  if (fast === null) return hold('SloNoData', `no SLI reading yet: load targets held at ${f2(factor)}x`);
+  const burning = newBad > 0 && fast > 1 && status.pace > c.spendTarget;
+  if (burning && since(before.lastTightenAt, now, c.tightenEveryMinutes) && factor > c.minTargetFactor) {
     const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast)), c);
-    return {
-      factor: next,
-      reason: 'BudgetBurning',
-      message: `error budget burning (${burns}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
-      state: { ...before, factor: next },
-    };
+    return moved(
+      next,
+      'BudgetBurning',
+      `error budget burning (${burns}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      { ...before, factor: next, lastTightenAt: now },
+    );
   }
-  const spare = fast < c.spareBurnRate && slow < c.spareBurnRate && status.remaining >= SPARE_BUDGET_LEFT;
-  const due = before.lastLoosenAt === null || now - before.lastLoosenAt >= c.loosenEveryMinutes * 60_000;
-  if (spare && due && factor < c.maxTargetFactor) {
+  const spare = fast < 1 && status.pace < c.spendTarget;
+  if (spare && since(before.lastLoosenAt, now, c.loosenEveryMinutes) && factor < c.maxTargetFactor) {
     const next = clamp(factor * (1 + c.loosenStep), c);
-    return {
-      factor: next,
-      reason: 'BudgetSpare',
-      message: `error budget spare (${burns}, ${Math.round(status.remaining * 100)} % left): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
-      state: { factor: next, lastLoosenAt: now },
-    };
+    return moved(
+      next,
+      'BudgetSpare',
+      `error budget spare (${burns}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      { ...before, factor: next, lastLoosenAt: now },
+    );
   }
   return hold('BudgetSteady', `error budget steady (${burns}): load targets held at ${f2(factor)}x`);
 }

@@ -2,7 +2,7 @@
  * One candidate on the training part of a trace: the backtest's governor policy through the
  * real engine, with the look-ahead's forecasts and noise fits shared across candidates (they
  * depend on the history only). Figures as the suite reports them, plus the same per fold of the
- * training part, so a setting that wins one week and loses the next shows it.
+ * training part, so a setting that holds the objective one week and breaks it the next shows it.
  */
 import type { LookaheadFits } from '../backtest/policies/lookahead.ts';
 import { runBacktest } from '../backtest/run.ts';
@@ -16,7 +16,10 @@ export const FOLDS = 3;
 
 export interface Fold {
   costVsOracle: number;
+  /** Minutes in violation / minutes of the fold (1 - attainment of minutes). */
   violationRatio: number;
+  /** Requests in violating minutes / requests of the fold (1 - attainment of requests). */
+  requestsViolationRatio: number;
 }
 
 export interface Figures {
@@ -24,11 +27,12 @@ export interface Figures {
   costVsOracle: number;
   violationMinutes: number;
   violationRatio: number;
+  requestsViolationRatio: number;
   scalingActions: number;
   folds: Fold[];
 }
 
-function folds(run: PolicyRun, oracle: readonly number[]): Fold[] {
+function folds(run: PolicyRun, oracle: readonly number[], demand: readonly number[]): Fold[] {
   const n = oracle.length;
   const violated = new Uint8Array(n);
   for (const m of run.series.violationMinutes) violated[m] = 1;
@@ -38,12 +42,20 @@ function folds(run: PolicyRun, oracle: readonly number[]): Fold[] {
     let cost = 0;
     let floor = 0;
     let bad = 0;
+    let requests = 0;
+    let badRequests = 0;
     for (let m = from; m < to; m++) {
       cost += run.series.provisioned[m]!;
       floor += oracle[m]!;
       bad += violated[m]!;
+      requests += demand[m]!;
+      badRequests += violated[m]! * demand[m]!;
     }
-    return { costVsOracle: floor > 0 ? cost / floor : 0, violationRatio: to > from ? bad / (to - from) : 0 };
+    return {
+      costVsOracle: floor > 0 ? cost / floor : 0,
+      violationRatio: to > from ? bad / (to - from) : 0,
+      requestsViolationRatio: requests > 0 ? badRequests / requests : 0,
+    };
   });
 }
 
@@ -64,7 +76,8 @@ export function evaluate(
     costVsOracle: s.costVsOracle,
     violationMinutes: s.violationMinutes,
     violationRatio: s.violationRatio,
+    requestsViolationRatio: s.requestsInViolationRatio,
     scalingActions: s.scalingActions,
-    folds: folds(run, result.oracle),
+    folds: folds(run, result.oracle, result.demand),
   };
 }

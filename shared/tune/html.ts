@@ -2,11 +2,13 @@
  * The tune report as one self-contained page with no script (a Content-Security-Policy of
  * `default-src 'none'`, inline styles only): the Pareto front of the training part (cost against
  * violation minutes, every candidate a dot, the front drawn through the ones no other beats on
- * both), with target tracking, the starting policy and the tuned one marked; then the held-out
- * part side by side, the verdict, and what changed.
+ * both), with the objective, the per-fold goal, target tracking, the starting policy and the
+ * tuned one marked; the verdict first (held-out attainment against the objective, cost against
+ * the starting policy and target tracking), then the held-out part side by side, what was
+ * written, and what changed.
  */
 import { escapeHtml, formatNumber, formatRatio, formatShare } from '../report/format.ts';
-import type { TuneReport } from './report.ts';
+import { changeList, partRows, type TuneReport } from './report.ts';
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:26px 0 8px}p.how{color:#57606a;margin:4px 0 10px}
@@ -31,7 +33,8 @@ function chart(r: TuneReport): string {
   const all: Point[] = [...r.candidates, ...marks.map((m) => m[1])];
   const xMin = Math.min(...all.map((p) => p.costVsOracle)) * 0.97;
   const xMax = Math.max(...all.map((p) => p.costVsOracle)) * 1.03;
-  const yMax = Math.max(0.001, ...all.map((p) => p.violationRatio)) * 1.05;
+  const objective = 1 - r.objective.minutes;
+  const yMax = Math.max(0.001, objective, ...all.map((p) => p.violationRatio)) * 1.05;
   const px = (x: number) => pad + ((x - xMin) / (xMax - xMin)) * (W - 2 * pad);
   const py = (y: number) => H - pad - (y / yMax) * (H - 2 * pad);
   const dots = r.candidates
@@ -43,7 +46,8 @@ function chart(r: TuneReport): string {
   const front = r.front
     .map((p) => `${px(p.costVsOracle).toFixed(1)},${py(p.violationRatio).toFixed(1)}`)
     .join(' ');
-  const goal = py(r.goal.violationRatio);
+  const goal = py(r.goal.maxViolationRatio);
+  const limit = py(objective);
   const marked = marks
     .map(
       ([name, p, colour]) =>
@@ -58,49 +62,48 @@ function chart(r: TuneReport): string {
     .join('');
   return `<svg id="pareto" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Cost against violation minutes of every candidate on the training part">
 <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#8c959f"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" stroke="#8c959f"/>
-<line x1="${pad}" y1="${goal.toFixed(1)}" x2="${W - pad}" y2="${goal.toFixed(1)}" stroke="#bf8700" stroke-dasharray="4 3"/><text x="${W - pad}" y="${(goal - 4).toFixed(1)}" text-anchor="end">goal</text>
+<line x1="${pad}" y1="${goal.toFixed(1)}" x2="${W - pad}" y2="${goal.toFixed(1)}" stroke="#bf8700" stroke-dasharray="4 3"/><text x="${W - pad}" y="${(goal - 4).toFixed(1)}" text-anchor="end">goal (each fold)</text>
+<line id="objective" x1="${pad}" y1="${limit.toFixed(1)}" x2="${W - pad}" y2="${limit.toFixed(1)}" stroke="#cf222e" stroke-dasharray="2 3"/><text x="${pad + 4}" y="${(limit - 4).toFixed(1)}">objective</text>
 <text x="${W / 2}" y="${H - 18}" text-anchor="middle">cost / oracle (training part)</text><text x="14" y="${H / 2}" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">share of minutes in violation</text>
 <text x="${pad}" y="${H - pad + 14}">${xMin.toFixed(2)}x</text><text x="${W - pad}" y="${H - pad + 14}" text-anchor="end">${xMax.toFixed(2)}x</text><text x="${pad - 4}" y="${pad + 4}" text-anchor="end">${formatShare(yMax)}</text>
 ${dots}<polyline id="front" points="${front}" fill="none" stroke="#1f2328" stroke-width="1.5"/>${marked}${legend}</svg>`;
 }
 
 function table(r: TuneReport, part: 'training' | 'heldOut', startName: string): string {
-  const f = r[part];
-  const rows: [
-    string,
-    { costVsOracle: number; violationMinutes: number; violationRatio: number; scalingActions: number },
-  ][] = [
-    ['tuned', f.tuned],
-    [`starting (${startName})`, f.start],
-    ['aws-target-tracking', f.baseline],
-  ];
-  return `<table id="${part}"><thead><tr><th class="l">policy</th><th>x oracle</th><th>viol. min</th><th>of minutes</th><th>actions</th></tr></thead><tbody>${rows
+  const rows = partRows(r, part, startName);
+  const folds = part === 'training';
+  const requests = r.objective.requests !== null;
+  const head = `<tr><th class="l">policy</th><th>x oracle</th><th>attainment</th>${folds ? '<th>worst fold</th>' : ''}${requests ? '<th>of requests</th>' : ''}<th>viol. min</th><th>actions</th></tr>`;
+  const body = rows
     .map(
-      ([name, s]) =>
-        `<tr><td class="l">${escapeHtml(name)}</td><td>${formatRatio(s.costVsOracle)}</td><td>${formatNumber(s.violationMinutes)}</td><td>${formatShare(s.violationRatio)}</td><td>${formatNumber(s.scalingActions)}</td></tr>`,
+      (x) =>
+        `<tr><td class="l">${escapeHtml(x.name)}</td><td>${formatRatio(x.costVsOracle)}</td><td>${formatShare(x.attainment)}</td>${folds ? `<td>${formatShare(x.worstFold ?? 0)}</td>` : ''}${requests ? `<td>${formatShare(x.requestsAttainment)}</td>` : ''}<td>${formatNumber(x.violationMinutes)}</td><td>${formatNumber(x.scalingActions)}</td></tr>`,
     )
-    .join('')}</tbody></table>`;
+    .join('');
+  return `<table id="${part}"><thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
 
 export function renderTuneHtml(r: TuneReport, startName: string): string {
   const changes = r.changes.length
     ? `<ul id="changes">${r.changes.map(([k, a, b]) => `<li><code>${escapeHtml(k)}</code>: ${escapeHtml(String(a ?? 'default'))} &rarr; <b>${escapeHtml(String(b))}</b></li>`).join('')}</ul>`
-    : '<p id="changes">Nothing: the starting policy was already the best the search found.</p>';
+    : `<p id="changes">${escapeHtml(changeList(r))}.</p>`;
+  const v = r.verdict;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Governor tune: ${escapeHtml(r.targetId)} on ${escapeHtml(r.trace)}</title><style>${CSS}</style></head><body>
 <h1>Governor tune: ${escapeHtml(r.targetId)} on ${escapeHtml(r.trace)}</h1>
-<p class="how">Trained on minutes 0 to ${formatNumber(r.split)} (${(r.split / 1440).toFixed(1)} days); judged on minutes ${formatNumber(r.split)} to ${formatNumber(r.minutes)}, which the search never saw. Goal: the lowest cost with violation minutes within ${escapeHtml(r.goal.source)}. ${formatNumber(r.search.candidates)} candidates in ${r.search.seconds.toFixed(1)} s (stopped: ${escapeHtml(r.search.stoppedBy)}).</p>
-<p class="verdict ${r.verdict.dominates ? 'win' : 'loss'}" id="verdict">${escapeHtml(r.verdict.sentence)}.</p>
+<p class="how">Trained on minutes 0 to ${formatNumber(r.split)} (${(r.split / 1440).toFixed(1)} days); judged on minutes ${formatNumber(r.split)} to ${formatNumber(r.minutes)}, which the search never saw. Objective: ${escapeHtml(r.objective.text)}. Goal: the lowest cost with ${escapeHtml(r.goal.source)}. ${formatNumber(r.search.candidates)} candidates, seed ${r.search.seed} (stopped: ${escapeHtml(r.search.stoppedBy)}), ${r.search.seconds.toFixed(1)} s.</p>
+<p class="verdict ${v.meets ? 'win' : 'loss'}" id="verdict">${escapeHtml(v.sentence)}.</p>
+<p id="written">${escapeHtml(v.written)}.</p>
 <h2>Held-out part</h2>
 ${table(r, 'heldOut', startName)}
 <h2>Training part: cost against violations</h2>
-<p class="how">Every candidate the search tried is a grey dot; the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed line is the goal.</p>
+<p class="how">Every candidate the search tried is a grey dot; the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed lines are the goal each fold must hold and the objective itself.</p>
 ${chart(r)}
 ${table(r, 'training', startName)}
-<h2>What changed</h2>
+<h2>${v.kept ? 'What the search proposed (not written)' : 'What changed'}</h2>
 ${changes}
 </body></html>
 `;

@@ -4,9 +4,11 @@
  * standby), each a path into the policy file and a short list of values an operator would
  * consider. Headroom values are fractions of the instance's SLO capacity when the target has
  * instanceCapacity, so the grid means the same for a 120-request and a 4,000-request instance.
- * Only knobs the target can use are offered: no forecast knobs without a forecast section.
+ * Only knobs the target can use are offered: no forecast knobs without a forecast section, no
+ * error-budget bounds without the SLO control.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
+import { sloOf } from '../slo/objective.ts';
 
 export type KnobValue = number | string;
 
@@ -17,9 +19,41 @@ export interface Knob {
   path: (string | number)[];
   /** Values tried, in order. */
   values: readonly KnobValue[];
+  /** The value the target runs with when the path is absent (a section left to its defaults). */
+  fallback?: KnobValue;
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
+
+/** The values with the target's own among them (sorted), so the starting policy is on the grid. */
+const withCurrent = (values: number[], current: number) =>
+  values.includes(current) ? values : [...values, current].sort((a, b) => a - b);
+
+/**
+ * The error-budget control's bounds (shared/slo/): how far it may tighten the load targets while
+ * the budget burns (minTargetFactor: 0.3 holds a target of 75 at 22.5) and loosen them while it
+ * is spare (maxTargetFactor: 1.3 runs 75 at 97.5). A lower floor buys the budget back faster
+ * after a burst (Twitter's bursts need about 0.33, docs/slo.md); a higher ceiling spends a spare
+ * budget on cost. The policy's own value (or the default) is always among the values.
+ */
+function sloKnobs(t: TargetPolicy): Knob[] {
+  const control = sloOf(t).control;
+  if (!control) return [];
+  return [
+    {
+      name: 'minTargetFactor',
+      path: ['slo', 'control', 'minTargetFactor'],
+      values: withCurrent([0.2, 0.3, 0.4, 0.5, 0.6, 0.8], control.minTargetFactor),
+      fallback: control.minTargetFactor,
+    },
+    {
+      name: 'maxTargetFactor',
+      path: ['slo', 'control', 'maxTargetFactor'],
+      values: withCurrent([1, 1.1, 1.2, 1.3, 1.5], control.maxTargetFactor),
+      fallback: control.maxTargetFactor,
+    },
+  ];
+}
 
 /** The knobs for one target, with values scaled to its instance capacity. */
 export function knobsFor(t: TargetPolicy): Knob[] {
@@ -78,6 +112,7 @@ export function knobsFor(t: TargetPolicy): Knob[] {
   if (t.warmPool?.enabled) {
     knobs.push({ name: 'standby', path: ['warmPool', 'maxSize'], values: [0, 1, 2, 4] });
   }
+  knobs.push(...sloKnobs(t));
   return knobs;
 }
 
@@ -90,6 +125,10 @@ export function readKnob(target: unknown, knob: Knob): KnobValue | undefined {
   }
   return typeof at === 'number' || typeof at === 'string' ? at : undefined;
 }
+
+/** The value a target runs with at a knob: written, or the default it falls back to. */
+export const startValue = (target: TargetPolicy, knob: Knob): KnobValue | undefined =>
+  readKnob(target, knob) ?? knob.fallback;
 
 /** A copy of the raw target with each knob set (parents created as needed). */
 export function applyKnobs(

@@ -1,12 +1,14 @@
 /**
- * What `governor tune` prints and writes as JSON: what it trained and judged on, the goal, the
- * search, the three policies on the training part and on the held-out part side by side, the
- * verdict against target tracking on the held-out part, and what changed.
+ * What `governor tune` prints and writes as JSON, in the objective's terms: what it trained and
+ * judged on, the objective and the goal, the search, the three policies on the training part
+ * and on the held-out part side by side (attainment against the objective, cost), the verdict,
+ * what was written and what changed.
  */
 import type { PolicySummary } from '../backtest/types.ts';
 import type { Figures } from './evaluate.ts';
 import type { KnobValue } from './knobs.ts';
 import type { TuneResult } from './tune.ts';
+import type { Verdict } from './verdict.ts';
 
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
@@ -17,56 +19,69 @@ export interface TuneReport {
   targetId: string;
   minutes: number;
   split: number;
-  goal: { violationRatio: number; perFold: number[] | null; source: string };
-  search: { candidates: number; refused: number; stoppedBy: string; seconds: number; workers: number };
+  /** The target's SLO objective, and in words ("99.5 % of minutes within the SLO over 30 days"). */
+  objective: { minutes: number; requests: number | null; text: string };
+  goal: {
+    maxViolationRatio: number;
+    maxRequestsViolationRatio: number | null;
+    margin: number;
+    source: string;
+  };
+  search: {
+    candidates: number;
+    refused: number;
+    stoppedBy: string;
+    seed: number;
+    seconds: number;
+    workers: number;
+  };
   training: { baseline: Figures; start: Figures; tuned: Figures };
   heldOut: { tuned: PolicySummary; start: PolicySummary; baseline: PolicySummary };
-  verdict: { dominates: boolean; cheaperBy: number; violationsSaved: number; sentence: string };
+  verdict: Verdict;
   changes: [string, KnobValue | undefined, KnobValue][];
   tuned: Record<string, KnobValue>;
   front: { costVsOracle: number; violationRatio: number; violationMinutes: number }[];
   candidates: { costVsOracle: number; violationRatio: number }[];
 }
 
-function verdict(h: TuneResult['heldOut']): TuneReport['verdict'] {
-  const t = h.tuned;
-  const b = h.baseline;
-  const cheaperBy = 1 - t.instanceMinutes / b.instanceMinutes;
-  const violationsSaved = b.violationMinutes - t.violationMinutes;
-  const noDearer = t.instanceMinutes <= b.instanceMinutes;
-  const noWorse = t.violationMinutes <= b.violationMinutes;
-  const dominates = noDearer && noWorse && (cheaperBy > 0 || violationsSaved > 0);
-  const cost = `${(100 * Math.abs(cheaperBy)).toFixed(1)} % ${cheaperBy >= 0 ? 'cheaper' : 'dearer'}`;
-  const viol =
-    violationsSaved >= 0
-      ? `${whole.format(violationsSaved)} fewer violation minutes`
-      : `${whole.format(-violationsSaved)} more violation minutes`;
-  const sentence = dominates
-    ? `the tuned policy dominates target tracking on the held-out part: ${cost}, ${viol}`
-    : `the tuned policy does not dominate target tracking on the held-out part: ${cost}, ${viol}; keep the starting policy, or tune on a longer history`;
-  return { dominates, cheaperBy, violationsSaved, sentence };
+export interface ReportInfo {
+  trace: string;
+  targetId: string;
+  objectiveText: string;
+  seed: number;
+  seconds: number;
+  workers: number;
+  changes: TuneReport['changes'];
 }
 
-export function toTuneReport(
-  r: TuneResult,
-  info: { trace: string; targetId: string; seconds: number; workers: number; changes: TuneReport['changes'] },
-): TuneReport {
+export function toTuneReport(r: TuneResult, info: ReportInfo): TuneReport {
   return {
     trace: info.trace,
     targetId: info.targetId,
     minutes: r.heldOut.minutes,
     split: r.split,
-    goal: { violationRatio: r.goal.violationRatio, perFold: r.goal.perFold ?? null, source: r.goal.source },
+    objective: {
+      minutes: r.goal.objective.minutes,
+      requests: r.goal.objective.requests ?? null,
+      text: info.objectiveText,
+    },
+    goal: {
+      maxViolationRatio: r.goal.maxViolationRatio,
+      maxRequestsViolationRatio: r.goal.maxRequestsViolationRatio ?? null,
+      margin: r.goal.margin,
+      source: r.goal.source,
+    },
     search: {
       candidates: r.tried.length + r.refused,
       refused: r.refused,
       stoppedBy: r.stoppedBy,
+      seed: info.seed,
       seconds: Math.round(info.seconds * 10) / 10,
       workers: info.workers,
     },
     training: { baseline: r.baselineTrain, start: r.start.figures, tuned: r.best.figures },
     heldOut: { tuned: r.heldOut.tuned, start: r.heldOut.start, baseline: r.heldOut.baseline },
-    verdict: verdict(r.heldOut),
+    verdict: r.heldOut.verdict,
     changes: info.changes,
     tuned: Object.fromEntries(r.best.settings),
     front: r.front.map((c) => ({
@@ -81,19 +96,72 @@ export function toTuneReport(
   };
 }
 
-function rows(
-  named: [
-    string,
-    { costVsOracle: number; violationMinutes: number; violationRatio: number; scalingActions: number },
-  ][],
-) {
-  const head = ['policy', 'x oracle', 'viol. min', 'of minutes', 'actions'];
-  const cells = named.map(([n, f]) => [
-    n,
-    `${f.costVsOracle.toFixed(2)}x`,
-    whole.format(f.violationMinutes),
-    pct(f.violationRatio),
-    whole.format(f.scalingActions),
+/** One row of a part's table: what the text and the HTML report show for a policy. */
+export interface Row {
+  name: string;
+  costVsOracle: number;
+  /** 1 - violation minutes / minutes. */
+  attainment: number;
+  /** 1 - requests in violating minutes / requests. */
+  requestsAttainment: number;
+  violationMinutes: number;
+  scalingActions: number;
+  /** The training part only: the attainment of its worst fold. */
+  worstFold?: number;
+}
+
+type Common = Pick<Figures, 'costVsOracle' | 'violationRatio' | 'violationMinutes' | 'scalingActions'>;
+
+const row = (name: string, x: Common, requestsViolationRatio: number): Row => ({
+  name,
+  costVsOracle: x.costVsOracle,
+  attainment: 1 - x.violationRatio,
+  requestsAttainment: 1 - requestsViolationRatio,
+  violationMinutes: x.violationMinutes,
+  scalingActions: x.scalingActions,
+});
+
+const fromFigures = (name: string, f: Figures): Row => ({
+  ...row(name, f, f.requestsViolationRatio),
+  worstFold: 1 - Math.max(...f.folds.map((x) => x.violationRatio)),
+});
+
+const fromSummary = (name: string, s: PolicySummary): Row => row(name, s, s.requestsInViolationRatio);
+
+/** The rows of the training or held-out part: tuned, starting, target tracking. */
+export function partRows(r: TuneReport, part: 'training' | 'heldOut', startName: string): Row[] {
+  const names = ['tuned', `starting (${startName})`, 'aws-target-tracking'] as const;
+  if (part === 'training') {
+    const t = r.training;
+    return [
+      fromFigures(names[0], t.tuned),
+      fromFigures(names[1], t.start),
+      fromFigures(names[2], t.baseline),
+    ];
+  }
+  const h = r.heldOut;
+  return [fromSummary(names[0], h.tuned), fromSummary(names[1], h.start), fromSummary(names[2], h.baseline)];
+}
+
+function table(rows: Row[], requests: boolean): string[] {
+  const folds = rows.some((x) => x.worstFold !== undefined);
+  const head = [
+    'policy',
+    'x oracle',
+    'attainment',
+    ...(folds ? ['worst fold'] : []),
+    ...(requests ? ['of requests'] : []),
+    'viol. min',
+    'actions',
+  ];
+  const cells = rows.map((x) => [
+    x.name,
+    `${x.costVsOracle.toFixed(2)}x`,
+    pct(x.attainment),
+    ...(folds ? [pct(x.worstFold ?? Number.NaN)] : []),
+    ...(requests ? [pct(x.requestsAttainment)] : []),
+    whole.format(x.violationMinutes),
+    whole.format(x.scalingActions),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
@@ -101,30 +169,27 @@ function rows(
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
 }
 
-export function formatTuneReport(r: TuneReport, startName: string): string {
-  const change = r.changes.length
+export const changeList = (r: TuneReport): string =>
+  r.changes.length
     ? r.changes.map(([k, a, b]) => `${k} ${a ?? 'default'} -> ${b}`).join(', ')
     : 'nothing: the starting policy was already the best the search found';
+
+export function formatTuneReport(r: TuneReport, startName: string): string {
+  const requests = r.objective.requests !== null;
+  const s = r.search;
   return [
     `tune ${r.targetId} on ${r.trace}: trained on minutes 0-${whole.format(r.split)} (${days(r.split)}); judged on minutes ${whole.format(r.split)}-${whole.format(r.minutes)} (${days(r.minutes - r.split)}), which the search never saw`,
-    `goal: the lowest cost with violation minutes within ${r.goal.source}`,
-    `search: ${whole.format(r.search.candidates)} candidates in ${r.search.seconds.toFixed(1)} s on ${r.search.workers} worker thread${r.search.workers === 1 ? '' : 's'} (stopped: ${r.search.stoppedBy}); ${r.search.refused} refused by the policy rules`,
+    `objective: ${r.objective.text}; goal: the lowest cost with ${r.goal.source}`,
+    `search: ${whole.format(s.candidates)} candidates, seed ${s.seed} (stopped: ${s.stoppedBy}); ${s.refused} refused by the policy rules; ${s.seconds.toFixed(1)} s on ${s.workers} worker thread${s.workers === 1 ? '' : 's'}`,
     '',
     'training part:',
-    ...rows([
-      ['tuned', r.training.tuned],
-      [`starting (${startName})`, r.training.start],
-      ['aws-target-tracking', r.training.baseline],
-    ]),
+    ...table(partRows(r, 'training', startName), requests),
     '',
     'held-out part:',
-    ...rows([
-      ['tuned', r.heldOut.tuned],
-      [`starting (${startName})`, r.heldOut.start],
-      ['aws-target-tracking', r.heldOut.baseline],
-    ]),
+    ...table(partRows(r, 'heldOut', startName), requests),
     '',
     `verdict: ${r.verdict.sentence}`,
-    `changed: ${change}`,
+    r.verdict.written,
+    `${r.verdict.kept ? 'the search proposed (not written)' : 'changed'}: ${changeList(r)}`,
   ].join('\n');
 }

@@ -7,7 +7,11 @@
  *   2. coordinate descent from the best so far: every value of one knob at a time, keeping the
  *      best, until a pass over every knob improves nothing;
  *   3. with budget left, random changes of two or three knobs around the best.
- * It stops early at the deadline (the report then says how many candidates it tried).
+ * Only the candidate budget (or convergence) stops it, never the clock: a search cut short by a
+ * deadline would write a different policy on a busier machine. The batches are the same size
+ * whatever the number of worker threads, and their results come back in order, so the same seed
+ * and budget give the same candidates, the same best and the same file on one thread or eight.
+ * A safety deadline may still be given: when it passes, the search throws (nothing is written).
  */
 import { mulberry32 } from '../backtest/noise.ts';
 import type { Figures } from './evaluate.ts';
@@ -28,12 +32,12 @@ export interface SearchInput {
   goal: Goal;
   seed: number;
   maxCandidates: number;
-  /** Candidates per batch (a multiple of the worker count keeps both threads busy). */
+  /** Candidates per batch: fixed, never derived from the worker count (it shapes the search). */
   batchSize: number;
   /** Evaluates a batch on the training part; null for a setting the policy rules refuse. */
   evaluate: (batch: readonly Settings[]) => Promise<(Figures | null)[]>;
-  /** True once the time budget is spent. */
-  expired: () => boolean;
+  /** A safety: true once the run has taken far longer than it should; the search then throws. */
+  expired?: () => boolean;
   onBatch?: (tried: number, best: Candidate) => void;
 }
 
@@ -44,7 +48,12 @@ export interface SearchResult {
   tried: Candidate[];
   /** Settings the policy rules refused (not counted against the budget's usefulness, only its size). */
   refused: number;
-  stoppedBy: 'converged' | 'candidates' | 'deadline';
+  stoppedBy: 'converged' | 'candidates';
+}
+
+/** The safety deadline passed: the search is abandoned rather than cut short into another result. */
+export class SearchDeadlineError extends Error {
+  override name = 'SearchDeadlineError';
 }
 
 export const settingsKey = (s: Settings, knobs: readonly Knob[]): string =>
@@ -62,9 +71,13 @@ export async function search(input: SearchInput): Promise<SearchResult> {
   let stoppedBy: SearchResult['stoppedBy'] = 'converged';
 
   const out = () => {
-    if (spent >= input.maxCandidates) stoppedBy = 'candidates';
-    else if (input.expired()) stoppedBy = 'deadline';
-    else return false;
+    if (input.expired?.()) {
+      throw new SearchDeadlineError(
+        `the search passed its safety deadline after ${spent} of ${input.maxCandidates} candidates; a search cut short would give another policy, so none is written: ask for fewer candidates or allow more time`,
+      );
+    }
+    if (spent < input.maxCandidates) return false;
+    stoppedBy = 'candidates';
     return true;
   };
 

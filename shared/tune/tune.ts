@@ -1,9 +1,10 @@
 /**
- * `governor tune`'s run, without the CLI: split the history, measure target tracking on the
- * training part (the default goal), search the knobs on the training part only, then judge the
+ * `governor tune`'s run, without the CLI: split the history, aim at the target's SLO objective
+ * with a margin in every fold, search the knobs on the training part only, then judge the
  * starting policy, the tuned one and target tracking on the held-out part, each run over the
- * whole trace and scored from the split (the forecaster keeps its history). Nothing after the
- * split is read before the search has ended.
+ * whole trace and scored from the split (the forecaster keeps its history), and keep the
+ * starting policy when the tuned one does worse there. Nothing after the split is read before
+ * the search has ended.
  */
 import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
 import { runBacktest } from '../backtest/run.ts';
@@ -11,12 +12,24 @@ import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
 import type { PolicySummary } from '../backtest/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { sloOf } from '../slo/objective.ts';
 import { candidateTarget } from './candidate.ts';
 import { evaluate, type Figures } from './evaluate.ts';
-import { type Knob, knobsFor, readKnob } from './knobs.ts';
-import { GOAL_MARGIN, type Goal, paretoFront } from './objective.ts';
+import { type Knob, knobsFor, startValue } from './knobs.ts';
+import { BUDGET_MARGIN, type Goal, goalOf, paretoFront } from './objective.ts';
 import { candidatePool } from './pool.ts';
 import { type Candidate, type SearchResult, type Settings, search } from './search.ts';
+import { judge, type Verdict } from './verdict.ts';
+
+/**
+ * Candidates per batch, whatever the number of worker threads: the batch size shapes the search
+ * (the best moves between batches), so deriving it from the core count would make the same seed
+ * write another file on another machine. 8 keeps 2 threads busy at 4 candidates each.
+ */
+export const BATCH_SIZE = 8;
+
+/** Candidates tried by default: about 2 minutes on NASA's 18.5 training days on 2 cores (docs/tune.md). */
+export const DEFAULT_CANDIDATES = 300;
 
 export interface TuneInput {
   trace: Trace;
@@ -26,10 +39,12 @@ export interface TuneInput {
   options: ScenarioOptions;
   /** Share of the trace the search may see, from its start (0.67: two thirds). */
   trainFraction: number;
-  /** Violation minutes / minutes to aim at; undefined: target tracking's on the training part, less a margin. */
-  targetViolation?: number;
+  /** Share of the error budget held back in each fold (default BUDGET_MARGIN, 0.5). */
+  margin?: number;
+  /** The candidate budget: the search stops after this many (or when nothing is left to try). */
   maxCandidates: number;
-  expired: () => boolean;
+  /** A safety only: when it returns true the search throws, it never stops early with a result. */
+  expired?: () => boolean;
   workers: number;
   seed?: number;
   onBatch?: (tried: number, best: Candidate, goal: Goal) => void;
@@ -42,6 +57,7 @@ export interface HeldOut {
   tuned: PolicySummary;
   start: PolicySummary;
   baseline: PolicySummary;
+  verdict: Verdict;
 }
 
 export interface TuneResult extends SearchResult {
@@ -50,6 +66,7 @@ export interface TuneResult extends SearchResult {
   goal: Goal;
   baselineTrain: Figures;
   front: Candidate[];
+  /** The tuned target, as searched (written unless the verdict keeps the starting one). */
   tuned: TargetPolicy;
   heldOut: HeldOut;
 }
@@ -61,32 +78,17 @@ export class TuneInputError extends Error {
 /** Minutes of training the search needs at least: a day for a forecast, and a day to judge. */
 export const MIN_TRAINING_MINUTES = 2 * 1440;
 
-function goalFor(input: TuneInput, baseline: Figures): Goal {
-  if (input.targetViolation !== undefined) {
-    return {
-      violationRatio: input.targetViolation,
-      source: `--target-violation ${(100 * input.targetViolation).toFixed(2)} %`,
-    };
-  }
-  return {
-    violationRatio: baseline.violationRatio * (1 - GOAL_MARGIN),
-    perFold: baseline.folds.map((f) => f.violationRatio * (1 - GOAL_MARGIN)),
-    source: `target tracking's own violation minutes on the training part less ${100 * GOAL_MARGIN} %, in each of its ${baseline.folds.length} folds (${baseline.folds.map((f) => `${(100 * f.violationRatio * (1 - GOAL_MARGIN)).toFixed(2)} %`).join(', ')})`,
-  };
-}
-
-function heldOut(input: TuneInput, tuned: TargetPolicy, split: number): HeldOut {
+function heldOut(input: TuneInput, tuned: TargetPolicy, split: number, goal: Goal): HeldOut {
   const fits = lookaheadMemo();
   const base = { trace: input.trace, options: input.options, scoreFrom: split, fits };
   const summary = (target: TargetPolicy, name: 'governor' | 'aws-target-tracking') =>
     runBacktest({ ...base, target, only: [name] }).policies[0]!.summary;
-  return {
-    from: split,
-    minutes: input.trace.requests.length,
+  const held = {
     tuned: summary(tuned, 'governor'),
     start: summary(input.target, 'governor'),
     baseline: summary(input.target, 'aws-target-tracking'),
   };
+  return { from: split, minutes: input.trace.requests.length, ...held, verdict: judge(held, goal) };
 }
 
 export async function tune(input: TuneInput): Promise<TuneResult> {
@@ -111,9 +113,9 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     lookaheadMemo(),
     'aws-target-tracking',
   );
-  const goal = goalFor(input, baselineTrain);
+  const goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN);
   const knobs = knobsFor(input.target);
-  const start = new Map(knobs.map((k) => [k.name, readKnob(input.target, k)!])) as Settings;
+  const start = new Map(knobs.map((k) => [k.name, startValue(input.target, k)!])) as Settings;
   const pool = candidatePool(
     { trace: training, options: input.options, raw: input.raw, knobs },
     input.workers,
@@ -126,9 +128,9 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
       goal,
       seed: input.seed ?? 1,
       maxCandidates: input.maxCandidates,
-      batchSize: Math.max(2, input.workers) * 4,
+      batchSize: BATCH_SIZE,
       evaluate: (batch) => pool.evaluate(batch),
-      expired: input.expired,
+      ...(input.expired ? { expired: input.expired } : {}),
       onBatch: (tried, best) => input.onBatch?.(tried, best, goal),
     });
   } finally {
@@ -143,6 +145,6 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     baselineTrain,
     front: paretoFront(found.tried),
     tuned,
-    heldOut: heldOut(input, tuned, split),
+    heldOut: heldOut(input, tuned, split, goal),
   };
 }

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicySummary } from '#shared/backtest/types.ts';
 import type { Figures } from '#shared/tune/evaluate.ts';
 import { renderTuneHtml } from '#shared/tune/html.ts';
+import { goalOf } from '#shared/tune/objective.ts';
 import type { TuneReport } from '#shared/tune/report.ts';
+import { judge } from '#shared/tune/verdict.ts';
 import { chromiumGate, type HtmlPage, openHtml } from '../report/chromium.ts';
 
 const gate = chromiumGate();
@@ -20,8 +22,13 @@ const figures = (cost: number, viol: number): Figures => ({
   costVsOracle: cost,
   violationMinutes: viol,
   violationRatio: viol / 10_000,
+  requestsViolationRatio: viol / 8_000,
   scalingActions: 100,
-  folds: [],
+  folds: [0.8, 1, 1.2].map((k) => ({
+    costVsOracle: cost,
+    violationRatio: (k * viol) / 10_000,
+    requestsViolationRatio: (k * viol) / 8_000,
+  })),
 });
 const summary = (name: string, cost: number, viol: number): PolicySummary => ({
   name,
@@ -42,21 +49,28 @@ const report: TuneReport = {
   targetId: 'chat-llm',
   minutes: 40_000,
   split: 26_800,
-  goal: { violationRatio: 0.02, perFold: [0.02, 0.02, 0.02], source: "target tracking's own" },
-  search: { candidates: 40, refused: 0, stoppedBy: 'candidates', seconds: 12.3, workers: 2 },
+  objective: { minutes: 0.995, requests: null, text: '99.5 % of minutes within the SLO over 30 days' },
+  goal: {
+    maxViolationRatio: 0.0025,
+    maxRequestsViolationRatio: null,
+    margin: 0.5,
+    source: 'at least 99.75 % of minutes within the SLO in each fold of the training part',
+  },
+  search: { candidates: 40, refused: 0, stoppedBy: 'candidates', seed: 1, seconds: 12.3, workers: 2 },
   training: { baseline: figures(2.1, 300), start: figures(1.9, 80), tuned: figures(1.6, 180) },
   heldOut: {
-    tuned: summary('governor', 1.6, 90),
-    start: summary('governor', 1.95, 40),
+    tuned: summary('governor', 1.6, 9),
+    start: summary('governor', 1.95, 4),
     baseline: summary('aws-target-tracking', 2.2, 150),
   },
-  verdict: {
-    dominates: true,
-    cheaperBy: 0.27,
-    violationsSaved: 60,
-    sentence:
-      'the tuned policy dominates target tracking on the held-out part: 27.3 % cheaper, 60 fewer violation minutes',
-  },
+  verdict: judge(
+    {
+      tuned: summary('governor', 1.6, 9),
+      start: summary('governor', 1.95, 4),
+      baseline: summary('aws-target-tracking', 2.2, 150),
+    },
+    goalOf({ minutes: 0.995 }),
+  ),
   changes: [
     ['target', 75, 102],
     ['floorSigmas', 2.6, 1.65],
@@ -85,8 +99,11 @@ describe.skipIf(!gate.available)('the tune HTML report in headless Chromium', ()
     await opened?.close();
   });
 
-  it('says the verdict first', async () => {
+  it('says the verdict first, in the objective\u2019s terms, and what was written', async () => {
     expect(await page.$eval('#verdict', (el) => el.textContent)).toBe(`${report.verdict.sentence}.`);
+    expect(report.verdict.sentence).toMatch(/^the tuned policy meets the objective on the held-out part/);
+    expect(await page.$eval('#written', (el) => el.textContent)).toBe('wrote the tuned policy.');
+    expect(await page.$$eval('#pareto #objective', (els) => els.length)).toBe(1);
   });
 
   it('lists the three policies of the held-out part', async () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '#shared/cli/main.ts';
-import { violationOption } from '#shared/cli/tune.ts';
 import { runCli } from '../support/cli.ts';
 import { csvOf, dailyHistory } from './fixtures.ts';
 
@@ -27,7 +26,7 @@ describe('governor tune (CLI)', () => {
       'out/tune.json',
       '--html',
       'out/tune.html',
-      '--max-candidates',
+      '--candidates',
       '12',
       '--workers',
       '0',
@@ -37,10 +36,16 @@ describe('governor tune (CLI)', () => {
     );
     expect(r.out).toMatch(/^training part:$/m);
     expect(r.out).toMatch(/^held-out part:$/m);
-    expect(r.out).toMatch(/^verdict: the tuned policy (does not )?dominate/m);
+    expect(r.out).toMatch(
+      /^objective: 99\.5 % of minutes within the SLO over 30 days \(the default: the policy has no slo section\); goal: the lowest cost with at least 99\.75 % of minutes within the SLO in each fold/m,
+    );
+    expect(r.out).toMatch(
+      /^verdict: the (tuned|starting) policy.* (meets|misses) the objective on the held-out part: [\d.]+ % of minutes within the SLO against 99\.5 %/m,
+    );
+    expect(r.out).toMatch(/^(wrote the tuned policy|kept the starting policy, not the tuned one: .+)$/m);
     const json = JSON.parse(readFileSync(join(dir, 'out/tune.json'), 'utf8'));
     expect(json.search.candidates).toBe(12);
-    expect(r.code).toBe(json.verdict.dominates ? 0 : 1);
+    expect(r.code).toBe(json.verdict.meets ? 0 : 1);
     const check = await main(['validate', join(dir, 'out/tuned.yaml')], {
       stdout: () => {},
       stderr: () => {},
@@ -60,9 +65,24 @@ describe('governor tune (CLI)', () => {
       message: /tune needs at least 2880 minutes/,
     },
     {
-      case: 'a bad goal',
-      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--target-violation', '150%'],
-      message: /--target-violation must be a share of minutes/,
+      case: 'a bad margin',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--margin', '1.5'],
+      message: /--margin must be a number from 0 to 0.95/,
+    },
+    {
+      case: 'a bad candidate budget',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--candidates', '2.5'],
+      message: /--candidates must be a whole number/,
+    },
+    {
+      case: 'the retired goal option, with where the objective lives now',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--target-violation', '0.5%'],
+      message: /--target-violation is gone: .*set slo\.objective\.minutes in the policy/,
+    },
+    {
+      case: 'the retired wall-clock budget, with the candidate budget instead',
+      args: ['--trace', 'history.csv', '--out', 'x.yaml', '--budget-seconds', '60'],
+      message: /--budget-seconds is gone: the search stops at a candidate budget.*use --candidates N/,
     },
     {
       case: 'a bad fraction',
@@ -80,14 +100,25 @@ describe('governor tune (CLI)', () => {
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(message);
   });
-});
 
-describe('violationOption', () => {
-  it.each([
-    { raw: '0.5%', value: 0.005 },
-    { raw: '0.005', value: 0.005 },
-    { raw: ' 2 % '.replace(/ /g, ''), value: 0.02 },
-  ])('"$raw" is $value', ({ raw, value }) => {
-    expect(violationOption(raw)).toBeCloseTo(value, 12);
+  it('writes the same file for the same seed, on the main thread and on two worker threads', async () => {
+    const tuneTo = (out: string, workers: string) =>
+      tuneCli([
+        '--trace',
+        'history.csv',
+        '--out',
+        out,
+        '--candidates',
+        '10',
+        '--seed',
+        '3',
+        '--workers',
+        workers,
+      ]);
+    await tuneTo('same/a.yaml', '0');
+    await tuneTo('same/b.yaml', '2');
+    const a = readFileSync(join(dir, 'same/a.yaml'), 'utf8');
+    expect(a).toMatch(/^# Tuned by governor tune on history\.csv \(seed 3, 10 candidates\)/);
+    expect(readFileSync(join(dir, 'same/b.yaml'), 'utf8')).toBe(a);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyKnobs, knobsFor, readKnob } from '#shared/tune/knobs.ts';
+import { SloControlSchema, SloSchema } from '#shared/policy/slo-schema.ts';
+import { applyKnobs, knobsFor, startValue } from '#shared/tune/knobs.ts';
 import { exampleTarget } from './fixtures.ts';
 
 const { target, raw } = exampleTarget();
@@ -22,7 +23,24 @@ describe('knobsFor: the parameters the issue names, as the target can use them',
       'forecastRequestsPerInstance',
       'floorSigmas',
       'bandSigmas',
+      'minTargetFactor',
+      'maxTargetFactor',
     ]);
+  });
+
+  it('offers the error-budget control\u2019s bounds, falling back to the schema\u2019s defaults', () => {
+    const defaults = SloControlSchema.parse({});
+    expect(named('minTargetFactor')).toMatchObject({
+      path: ['slo', 'control', 'minTargetFactor'],
+      fallback: defaults.minTargetFactor,
+    });
+    expect(named('maxTargetFactor').values).toContain(defaults.maxTargetFactor);
+    const written = knobsFor({ ...target, slo: SloSchema.parse({ control: { minTargetFactor: 0.65 } }) });
+    expect(written.find((k) => k.name === 'minTargetFactor')!.values).toEqual([
+      0.2, 0.3, 0.4, 0.5, 0.6, 0.65, 0.8,
+    ]);
+    const off = knobsFor({ ...target, slo: SloSchema.parse({ control: { enabled: false } }) });
+    expect(off.map((k) => k.name)).not.toContain('minTargetFactor');
   });
 
   it('scales headroom to the instance capacity (120 at the SLO: 60 to 102) and includes the example\u2019s own 75', () => {
@@ -31,7 +49,7 @@ describe('knobsFor: the parameters the issue names, as the target can use them',
   });
 
   it('has the starting policy\u2019s value of every knob among its values', () => {
-    for (const k of knobs) expect(k.values, k.name).toContain(readKnob(target, k));
+    for (const k of knobs) expect(k.values, k.name).toContain(startValue(target, k));
   });
 
   it('offers no forecast or noise knobs to a target without those sections, and a standby knob with a warm pool', () => {

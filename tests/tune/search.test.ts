@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Figures } from '#shared/tune/evaluate.ts';
 import type { Knob } from '#shared/tune/knobs.ts';
-import { type Settings, search } from '#shared/tune/search.ts';
+import { goalOf } from '#shared/tune/objective.ts';
+import { SearchDeadlineError, type Settings, search } from '#shared/tune/search.ts';
 
 const knobs: Knob[] = [
   { name: 'x', path: ['x'], values: [1, 2, 3, 4, 5, 6, 7, 8] },
@@ -21,12 +22,17 @@ const landscape = (s: Settings): Figures => {
     costVsOracle: 1,
     violationMinutes: violations,
     violationRatio: violations / 1000,
+    requestsViolationRatio: violations / 1000,
     scalingActions: 0,
-    folds: [0, 1, 2].map(() => ({ costVsOracle: 1, violationRatio: violations / 1000 })),
+    folds: [0, 1, 2].map(() => ({
+      costVsOracle: 1,
+      violationRatio: violations / 1000,
+      requestsViolationRatio: violations / 1000,
+    })),
   };
 };
-const goal = { violationRatio: 0.03, source: 'test' }; // x*x <= 30: x <= 5
-const run = (maxCandidates: number, seed = 1, refuse = (_s: Settings) => false) => {
+const goal = goalOf({ minutes: 0.94 }, 0.5); // 3 % a fold: x*x <= 30, x <= 5
+const run = (maxCandidates: number, seed = 1, refuse = (_s: Settings) => false, batchSize = 4) => {
   const batches: number[] = [];
   return search({
     knobs,
@@ -38,12 +44,11 @@ const run = (maxCandidates: number, seed = 1, refuse = (_s: Settings) => false) 
     goal,
     seed,
     maxCandidates,
-    batchSize: 4,
+    batchSize,
     evaluate: async (batch) => {
       batches.push(batch.length);
       return batch.map((s) => (refuse(s) ? null : landscape(s)));
     },
-    expired: () => false,
   }).then((r) => ({ ...r, batches }));
 };
 
@@ -68,9 +73,9 @@ describe('search', () => {
     expect(r.stoppedBy).toBe('candidates');
   });
 
-  it('stops when the time is up', async () => {
+  it('never stops early on the clock: a safety deadline throws instead of returning another result', async () => {
     let calls = 0;
-    const r = await search({
+    const cut = search({
       knobs,
       start: new Map<string, number | string>([
         ['x', 1],
@@ -84,8 +89,8 @@ describe('search', () => {
       evaluate: async (batch) => batch.map(landscape),
       expired: () => ++calls > 3,
     });
-    expect(r.stoppedBy).toBe('deadline');
-    expect(r.tried.length).toBeLessThan(1000);
+    await expect(cut).rejects.toBeInstanceOf(SearchDeadlineError);
+    await expect(cut).rejects.toThrow(/passed its safety deadline after \d+ of 1000 candidates/);
   });
 
   it('counts settings the policy rules refuse and goes on without them', async () => {
