@@ -74,7 +74,7 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
     warmStartMinutes: scenario.warmStartMinutes,
     warmPoolSize: policy.warmPoolSize ?? 0,
   });
-  const feed = new MetricsFeed(scenario.metricDelayMinutes);
+  const feed = new MetricsFeed(policy.metricDelayMinutes ?? scenario.metricDelayMinutes);
   const curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
   const series = {
     ready: new Array<number>(n),

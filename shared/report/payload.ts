@@ -11,7 +11,18 @@ import { decisionPacker, type PackedDecision, type TextTable } from './messages.
  * Okabe-Ito colours, distinct for the common forms of colour blindness; the first goes to the
  * first policy (the backtest lists Governor first). Yellow is left out: unreadable on white.
  */
-export const POLICY_COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+export const POLICY_COLORS = [
+  '#0072B2',
+  '#D55E00',
+  '#009E73',
+  '#CC79A7',
+  '#E69F00',
+  '#56B4E9',
+  '#000000',
+  // Paul Tol's wine and olive: a backtest lists nine policies since the concurrency and best-target rows.
+  '#882255',
+  '#999933',
+];
 
 export const colorOf = (index: number): string => POLICY_COLORS[index % POLICY_COLORS.length]!;
 

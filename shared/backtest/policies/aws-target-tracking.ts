@@ -20,10 +20,26 @@
 import type { Datapoint, MetricsView } from '../metrics.ts';
 import type { FleetView, Policy } from './types.ts';
 
+/** The per-instance metrics target tracking can track here (datapoint fields). */
+export type TrackedMetric = 'invocationsPerInstance' | 'concurrencyPerInstance';
+
 export interface TargetTrackingOptions {
   name: string;
-  /** InvocationsPerInstance to hold, requests per instance per minute. */
+  /** The metric's value to hold, per instance (requests per minute for InvocationsPerInstance). */
   target: number;
+  /** Default invocationsPerInstance. */
+  metric?: TrackedMetric;
+  /**
+   * The policy's own metric delay, when its metric arrives sooner than the scenario's one-minute
+   * metrics (high-resolution metrics: ./aws-target-tracking-concurrency.ts). Default: the scenario's.
+   */
+  metricDelayMinutes?: number;
+  /**
+   * The low alarm reads datapoints this many minutes older than the newest one the policy sees:
+   * a high-resolution policy scales in "at the same rate as standard metrics", so its low alarm
+   * sees what a one-minute alarm would. Default 0.
+   */
+  lowAlarmLagMinutes?: number;
   highDatapoints: number;
   lowDatapoints: number;
   /** The low alarm's threshold as a fraction of target. */
@@ -40,17 +56,21 @@ export const AWS_DEFAULTS = {
   scaleInCooldownMinutes: 5,
 } as const;
 
-const metricOf = (d: Datapoint): number => d.invocationsPerInstance;
-
-/** M of M alarm: the newest `points` visible datapoints all present and all breaching. */
+/**
+ * M of M alarm: the newest `points` visible datapoints (skipping the newest `lag`) all present
+ * and all breaching.
+ */
 export function alarmBreached(
   metrics: MetricsView,
   points: number,
   breaches: (v: number) => boolean,
+  metric: TrackedMetric = 'invocationsPerInstance',
+  lag = 0,
 ): boolean {
-  if (metrics.count < points) return false;
-  for (let i = metrics.count - points; i < metrics.count; i++) {
-    const v = metricOf(metrics.at(i));
+  const end = metrics.count - lag;
+  if (end < points) return false;
+  for (let i = end - points; i < end; i++) {
+    const v = metrics.at(i)[metric];
     if (!Number.isFinite(v) || !breaches(v)) return false;
   }
   return true;
@@ -58,6 +78,9 @@ export function alarmBreached(
 
 export function awsTargetTrackingPolicy(options: TargetTrackingOptions): Policy {
   const { target } = options;
+  const metric = options.metric ?? 'invocationsPerInstance';
+  const metricOf = (d: Datapoint): number => d[metric];
+  const lag = options.lowAlarmLagMinutes ?? 0;
   let lastScaleOutAt: number | null = null;
   let lastScaleOutTo = 0;
   let lastScaleInAt: number | null = null;
@@ -65,9 +88,16 @@ export function awsTargetTrackingPolicy(options: TargetTrackingOptions): Policy 
     const current = view.ready + view.pending;
     const latest = view.metrics.latest();
     if (!latest || !Number.isFinite(metricOf(latest))) return current;
-    const high = alarmBreached(view.metrics, options.highDatapoints, (v) => v > target);
+    const high = alarmBreached(view.metrics, options.highDatapoints, (v) => v > target, metric);
     const low =
-      !high && alarmBreached(view.metrics, options.lowDatapoints, (v) => v < options.lowFraction * target);
+      !high &&
+      alarmBreached(
+        view.metrics,
+        options.lowDatapoints,
+        (v) => v < options.lowFraction * target,
+        metric,
+        lag,
+      );
     if (!high && !low) return current;
     const computed = Math.max(1, Math.ceil((view.ready * metricOf(latest)) / target - 1e-9));
     if (high && computed > current) {
@@ -85,5 +115,9 @@ export function awsTargetTrackingPolicy(options: TargetTrackingOptions): Policy 
     }
     return current;
   };
-  return { name: options.name, decide };
+  return {
+    name: options.name,
+    decide,
+    ...(options.metricDelayMinutes !== undefined ? { metricDelayMinutes: options.metricDelayMinutes } : {}),
+  };
 }

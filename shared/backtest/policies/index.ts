@@ -4,6 +4,7 @@
  */
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
 import { AWS_DEFAULTS, awsTargetTrackingPolicy } from './aws-target-tracking.ts';
+import { awsConcurrencyTrackingPolicy } from './aws-target-tracking-concurrency.ts';
 import { governorPolicy } from './governor.ts';
 import { HPA_DEFAULTS, k8sHpaPolicy } from './k8s-hpa.ts';
 import { Lookahead } from './lookahead.ts';
@@ -16,6 +17,7 @@ export const POLICY_NAMES = [
   'governor-reactive',
   'aws-target-tracking',
   'aws-target-tracking-at-slo',
+  'aws-target-tracking-concurrency',
   'k8s-hpa',
   'static-peak',
   'oracle',
@@ -89,6 +91,7 @@ export function buildPolicies(ctx: PolicyContext, target: TargetPolicy): Policy[
       : []),
     awsTargetTrackingPolicy({ name: 'aws-target-tracking', target: recommended, ...AWS_DEFAULTS }),
     awsTargetTrackingPolicy({ name: 'aws-target-tracking-at-slo', target: scenario.mu, ...AWS_DEFAULTS }),
+    awsConcurrencyTrackingPolicy(scenario, AWS_RECOMMENDED_FRACTION_OF_SATURATION),
     k8sHpaPolicy({ name: 'k8s-hpa', target: recommended, ...HPA_DEFAULTS }, scenario.initialInstances),
     staticPeakPolicy(ctx),
     oraclePolicy(ctx),

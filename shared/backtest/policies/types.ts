@@ -31,6 +31,11 @@ export interface Policy {
   readonly warmPoolSize?: number;
   /** A warm pool resized as the policy learns (read each minute; overrides warmPoolSize). */
   warmPoolSizeAt?(minute: number): number;
+  /**
+   * Overrides the scenario's metric delay for this policy's view: a policy on high-resolution
+   * metrics sees a minute sooner (./aws-target-tracking-concurrency.ts).
+   */
+  readonly metricDelayMinutes?: number;
   /** Overrides the scenario's start-up delay (the oracle provisions with none). */
   readonly startDelayMinutes?: number;
   /** Overrides the scenario's initial fleet (static peak and the oracle start where they stay). */
