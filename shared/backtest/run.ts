@@ -4,14 +4,22 @@
  * the optional progress callback.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
+import { sloOf } from '../slo/objective.ts';
+import { attainmentOf, type Objective } from './attainment.ts';
+import { BEST_TARGET_POLICY, closestTarget, savingAtEqualSlo } from './best-target.ts';
 import { buildPolicies, type PolicyName } from './policies/index.ts';
 import type { LookaheadFits } from './policies/lookahead.ts';
 import type { Policy } from './policies/types.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
 import { simulate } from './simulate.ts';
+import { type Sweep, sweepTargetTracking } from './sweep.ts';
 import { type Trace, TraceError } from './trace.ts';
-import type { BacktestResult } from './types.ts';
+import type { BacktestResult, BacktestSlo, PolicyRun } from './types.ts';
 import { tokensPerMinute, unitCost } from './unit-cost.ts';
+import { judgeSlo } from './verdict.ts';
+
+/** A policy the backtest can run: one of POLICY_NAMES, or target tracking at its best target (a sweep). */
+export type RunnablePolicy = PolicyName | typeof BEST_TARGET_POLICY;
 
 export interface BacktestInput {
   trace: Trace;
@@ -24,8 +32,8 @@ export interface BacktestInput {
   scoreFrom?: number;
   /** How the governor look-ahead fits forecasts and noise (default: directly; governor tune shares a memo). */
   fits?: LookaheadFits;
-  /** Only these policies (default: every one of POLICY_NAMES the target allows). */
-  only?: readonly PolicyName[];
+  /** Only these policies (default: every one of POLICY_NAMES the target allows, and the best target). */
+  only?: readonly RunnablePolicy[];
   /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
   onProgress?: (policy: string, done: number) => void;
 }
@@ -56,7 +64,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
     target,
   );
   const { only } = input;
-  const policies = only ? all.filter((p) => only.includes(p.name as PolicyName)) : all;
+  const policies = only ? all.filter((p) => only.includes(p.name as RunnablePolicy)) : all;
   const n = workload.work.length;
   const { onProgress } = input;
   const runs = policies.map((policy, i) => {
@@ -69,8 +77,15 @@ export function runBacktest(input: BacktestInput): BacktestResult {
       onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / policies.length)),
     });
   });
+  const objective = objectiveOf(target);
+  const sweep =
+    !only || only.includes(BEST_TARGET_POLICY)
+      ? sweepTargetTracking({ scenario, workload, oracleInstanceMinutes, scoreFrom, objective })
+      : null;
+  if (sweep) runs.splice(bestRowIndex(runs), 0, sweep.row);
   const tokens = tokensPerMinute(trace, workload.requests);
   for (const { summary, series } of runs) {
+    Object.assign(summary, attainmentOf(summary, objective));
     Object.assign(
       summary,
       unitCost({
@@ -104,5 +119,47 @@ export function runBacktest(input: BacktestInput): BacktestResult {
     oracle,
     ...forecastBand(policies),
     policies: runs,
+    slo: judged(objective, runs, sweep),
   };
+}
+
+function objectiveOf(target: TargetPolicy): Objective {
+  const { minutes, requests, windowMinutes } = sloOf(target);
+  return { minutes, windowMinutes, ...(requests !== undefined ? { requests } : {}) };
+}
+
+/** The best-target row goes after the other target tracking rows (before k8s-hpa, static peak, the oracle). */
+function bestRowIndex(runs: readonly PolicyRun[]): number {
+  let last = -1;
+  runs.forEach((r, i) => {
+    if (r.summary.name.startsWith('aws-target-tracking')) last = i;
+  });
+  return last >= 0 ? last + 1 : runs.length;
+}
+
+function judged(objective: Objective, runs: readonly PolicyRun[], sweep: Sweep | null): BacktestSlo {
+  const governor = runs.find((r) => r.summary.name === 'governor')?.summary;
+  if (!sweep) return { objective, sweep: [], best: null, savingAtEqualSlo: null };
+  const saving =
+    governor?.attainment !== undefined
+      ? savingAtEqualSlo(sweep.points, {
+          instanceMinutes: governor.instanceMinutes,
+          attainment: governor.attainment,
+        })
+      : null;
+  const slo: BacktestSlo = { objective, sweep: sweep.points, best: sweep.best, savingAtEqualSlo: saving };
+  if (governor?.attainment === undefined) return slo;
+  slo.verdict = judgeSlo({
+    objective,
+    governor: {
+      instanceMinutes: governor.instanceMinutes,
+      costVsOracle: governor.costVsOracle,
+      attainment: governor.attainment,
+      meetsObjective: governor.meetsObjective ?? false,
+    },
+    best: sweep.best,
+    closest: closestTarget(sweep.points),
+    savingAtEqualSlo: saving,
+  });
+  return slo;
 }

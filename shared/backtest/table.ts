@@ -3,6 +3,7 @@
  * with one row per policy, then the governor's decisions per reason code. Plain text only (no
  * colours), so it pastes into issues and reads the same in CI logs.
  */
+import { objectiveText } from './attainment.ts';
 import { type Column as ColumnOf, renderColumns } from './columns.ts';
 import type { BacktestResult, PolicySummary } from './types.ts';
 
@@ -16,14 +17,26 @@ const unitUsd = (x: number | null | undefined): string => (x == null ? 'n/a' : t
 
 type Column = ColumnOf<PolicySummary>;
 
+/** Budget spent as a whole percent: 93 %, 1,189 %. */
+const budget = (x: number | undefined): string => (x === undefined ? 'n/a' : `${whole.format(100 * x)} %`);
+
+/** The best-target row names its target: "aws-target-tracking-best (0.4 x sat.)". */
+export function policyLabel(s: PolicySummary): string {
+  if (s.targetOfSaturation === undefined) return s.name;
+  const none = s.meetsObjective === false ? 'none meets; closest ' : '';
+  return `${s.name} (${none}${s.targetOfSaturation} x sat.)`;
+}
+
 const BASE_COLUMNS: Column[] = [
-  { head: 'policy', cell: (s) => s.name, left: true },
+  { head: 'policy', cell: policyLabel, left: true },
   { head: 'instance-h', cell: (s) => one.format(s.instanceMinutes / 60) },
   { head: 'cost USD', cell: (s) => two.format(s.costUsd) },
   { head: 'x oracle', cell: (s) => `${two.format(s.costVsOracle)}x` },
   { head: 'SLO viol. min', cell: (s) => whole.format(s.violationMinutes) },
   { head: 'of minutes', cell: (s) => percent(s.violationRatio) },
   { head: 'of requests', cell: (s) => percent(s.requestsInViolationRatio) },
+  { head: 'SLO attained', cell: (s) => (s.attainment === undefined ? 'n/a' : percent(s.attainment)) },
+  { head: 'budget spent', cell: (s) => budget(s.budgetSpent) },
   { head: 'actions', cell: (s) => whole.format(s.scalingActions) },
   { head: 'USD/1k req', cell: (s) => unitUsd(s.costPer1kRequestsUsd) },
   { head: 'USD/1k in SLO', cell: (s) => unitUsd(s.costPer1kRequestsWithinSloUsd) },
@@ -60,9 +73,32 @@ function optionsBeyondReference({ scenario: s }: BacktestResult): string[] {
   return on;
 }
 
+/** After the table: the objective, the sweep and the saving at equal SLO, in numbers. */
+function sloLines({ slo }: BacktestResult): string[] {
+  if (!slo) return [];
+  const lines = [
+    `objective: ${objectiveText(slo.objective)} within the SLO over ${whole.format(slo.objective.windowMinutes / 1440)} days; budget spent = (1 - attained) / (1 - objective)`,
+  ];
+  if (slo.sweep.length === 0) return lines;
+  const first = slo.sweep[0]!.fraction;
+  const last = slo.sweep[slo.sweep.length - 1]!.fraction;
+  const best = slo.best
+    ? `the cheapest that meets the objective is ${slo.best.fraction} x saturation (${two.format(slo.best.costVsOracle)}x the oracle)`
+    : 'none meets the objective';
+  const saving =
+    slo.savingAtEqualSlo === null
+      ? "no target reaches governor's attainment"
+      : `governor saves ${one.format(100 * slo.savingAtEqualSlo)} % at equal SLO (target tracking's cost at governor's attainment, linear between swept targets)`;
+  lines.push(
+    `target tracking swept over ${slo.sweep.length} targets, ${first} to ${last} x saturation: ${best}; ${saving}`,
+  );
+  return lines;
+}
+
 export function formatTable(result: BacktestResult): string {
   const { trace, scenario } = result;
   const header = [
+    ...(result.slo?.verdict ? [result.slo.verdict.sentence] : []),
     `trace ${trace.name}: ${whole.format(trace.minutes)} minutes (${span(trace.minutes)}), ${whole.format(trace.totalRequests)} requests, peak ${whole.format(trace.peakRequestsPerMinute)} per minute`,
     `scenario: ${scenario.peakInstances} instances at peak; one serves ${two.format(scenario.mu)} requests/min at the SLO (saturates at ${two.format(scenario.muSat ?? scenario.mu / scenario.sloUtilization)}); cold start ${scenario.coldStartMinutes} min, metric delay ${scenario.metricDelayMinutes} min, ${two.format(scenario.pricePerInstanceHour)} USD per instance-hour`,
   ];
@@ -75,7 +111,7 @@ export function formatTable(result: BacktestResult): string {
   const extras = optionsBeyondReference(result);
   if (extras.length > 0) header.push(`beyond the reference: ${extras.join('; ')}`);
   header.push('');
-  const lines = [...header, ...table(result.policies.map((p) => p.summary))];
+  const lines = [...header, ...table(result.policies.map((p) => p.summary)), '', ...sloLines(result)];
   for (const p of result.policies) {
     if (p.summary.reasonCounts) {
       lines.push('', `${p.summary.name} decisions by reason: ${formatReasonCounts(p.summary.reasonCounts)}`);
@@ -101,7 +137,13 @@ export function toJsonReport(result: BacktestResult): object {
       costPer1kRequestsUsd: s.costPer1kRequestsUsd ?? null,
       costPer1kRequestsWithinSloUsd: s.costPer1kRequestsWithinSloUsd ?? null,
       costPerMillionTokensUsd: s.costPerMillionTokensUsd ?? null,
+      attainment: s.attainment ?? null,
+      requestsAttainment: s.requestsAttainment ?? null,
+      budgetSpent: s.budgetSpent ?? null,
+      meetsObjective: s.meetsObjective ?? null,
+      ...(s.targetOfSaturation !== undefined ? { targetOfSaturation: s.targetOfSaturation } : {}),
       ...(s.reasonCounts ? { reasonCounts: s.reasonCounts } : {}),
     })),
+    ...(result.slo ? { slo: result.slo } : {}),
   };
 }

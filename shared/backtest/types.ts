@@ -4,6 +4,9 @@
  * trace (minute 0 is the trace's first minute).
  */
 import type { ReasonCode } from '../engine/types.ts';
+import type { Objective } from './attainment.ts';
+import type { SweptPoint } from './best-target.ts';
+import type { SloVerdict } from './verdict.ts';
 
 /** The reference scenario of BACKTEST.md, with every option's value. */
 export interface Scenario {
@@ -77,6 +80,15 @@ export interface PolicySummary {
   costPerMillionTokensUsd?: number | null;
   /** Decisions per reason code (governor policies only). */
   reasonCounts?: Partial<Record<ReasonCode, number>>;
+  /** Against the objective (./attainment.ts), set by runBacktest: 1 - violationRatio. */
+  attainment?: number;
+  /** 1 - requestsInViolationRatio. */
+  requestsAttainment?: number;
+  /** Error budget spent: (1 - attainment) / (1 - objective); 1 = all of it. */
+  budgetSpent?: number;
+  meetsObjective?: boolean;
+  /** Target tracking at its best target: the target chosen, as a fraction of muSat. */
+  targetOfSaturation?: number;
 }
 
 export interface PolicyRun {
@@ -106,4 +118,19 @@ export interface BacktestResult {
   /** Optional forecast band (requests per minute) under the demand: p10/p50/p90 per minute. */
   forecast?: { p50: number[]; p90: number[]; p99?: number[] };
   policies: PolicyRun[];
+  /** The objective, target tracking's swept targets and the verdict (absent from results made without them). */
+  slo?: BacktestSlo;
+}
+
+/** The run judged against the SLO objective (BACKTEST.md, last section). */
+export interface BacktestSlo {
+  objective: Objective;
+  /** Target tracking at each swept target; empty when the sweep was not run. */
+  sweep: SweptPoint[];
+  /** Its cheapest target that meets the objective; null: none does (or no sweep). */
+  best: SweptPoint | null;
+  /** (target tracking's cost at Governor's attainment - Governor's) / target tracking's; null: no target reaches it. */
+  savingAtEqualSlo: number | null;
+  /** Absent when Governor or the sweep did not run. */
+  verdict?: SloVerdict;
 }

@@ -145,7 +145,12 @@ export function renderHtmlReport(result: BacktestResult): string {
 <body>
 <header>
 <h1>${title}</h1>
-<p>${formatDuration(payload.minutes)} of traffic · ${escapeHtml(scenarioLine(result))}</p>
+${
+  result.slo?.verdict
+    ? `<p id="verdict" class="verdict ${result.slo.verdict.outcome}">${escapeHtml(result.slo.verdict.sentence)}</p>
+`
+    : ''
+}<p>${formatDuration(payload.minutes)} of traffic · ${escapeHtml(scenarioLine(result))}</p>
 </header>
 <main>
 <section aria-labelledby="summary-h">

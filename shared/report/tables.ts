@@ -3,6 +3,8 @@
  * (and in a mail or a screen reader): the summary side by side, Governor's reason counts, and
  * the scenario. Every text from the result is escaped.
  */
+import { objectiveText } from '../backtest/attainment.ts';
+import { policyLabel } from '../backtest/table.ts';
 import type { BacktestResult, PolicySummary } from '../backtest/types.ts';
 import { unitCost } from '../backtest/unit-cost.ts';
 import { escapeHtml, formatDuration, formatNumber, formatRatio, formatShare, formatUsd } from './format.ts';
@@ -52,7 +54,7 @@ function withUnitCost(
 }
 
 function summaryRow(s: PolicySummary, color: string | null, tokens: boolean): string {
-  const name = `${color ? swatch(color) : swatch('transparent')}${escapeHtml(s.name)}`;
+  const name = `${color ? swatch(color) : swatch('transparent')}${escapeHtml(policyLabel(s))}`;
   return [
     `<tr><th scope="row">${name}</th>`,
     num(formatNumber(s.instanceMinutes / 60, 1)),
@@ -61,6 +63,8 @@ function summaryRow(s: PolicySummary, color: string | null, tokens: boolean): st
     num(formatNumber(s.violationMinutes)),
     num(formatShare(s.violationRatio)),
     num(formatShare(s.requestsInViolationRatio)),
+    num(s.attainment === undefined ? '–' : formatShare(s.attainment)),
+    num(s.budgetSpent === undefined ? '–' : `${formatNumber(100 * s.budgetSpent)} %`),
     num(formatNumber(s.scalingActions)),
     num(usdOrNone(s.costPer1kRequestsUsd)),
     num(usdOrNone(s.costPer1kRequestsWithinSloUsd)),
@@ -76,11 +80,20 @@ const COLUMNS = [
   'SLO violation minutes',
   'Share of minutes violating',
   'Share of requests in violating minutes',
+  'Share of minutes within the SLO',
+  'Error budget spent',
   'Scaling actions',
   'Cost per 1,000 requests',
   'Cost per 1,000 requests within the SLO',
 ];
 const TOKEN_COLUMN = 'Cost per million tokens';
+
+/** The objective and what the budget column means, when the run was judged against one. */
+function objectiveCaption({ slo }: BacktestResult): string {
+  if (!slo) return '';
+  const o = slo.objective;
+  return ` Objective: ${escapeHtml(objectiveText(o))} within the SLO over ${formatNumber(o.windowMinutes / 1440)} days; budget spent is (1 - share within) / (1 - objective), 100 % all of it.`;
+}
 
 export function summaryTable(result: BacktestResult): string {
   const summaries = result.policies.map((p) => withUnitCost(p.summary, p.series.violationMinutes, result));
@@ -95,7 +108,7 @@ export function summaryTable(result: BacktestResult): string {
   return `<div class="table-box"><table class="summary" id="summary-table">
 <caption>Every policy over the same ${escapeHtml(formatDuration(result.demand.length))} of traffic, at ${price} per instance-hour.
 Cost / oracle is the cost against the least capacity that meets the SLO each minute. Cost per 1,000 requests counts
-every request, those in violating minutes too; within the SLO, only those in minutes that met it.</caption>
+every request, those in violating minutes too; within the SLO, only those in minutes that met it.${objectiveCaption(result)}</caption>
 <thead><tr><th scope="col">Policy</th>${head}</tr></thead>
 <tbody>
 ${rows.join('\n')}

@@ -108,13 +108,22 @@ describe('governor backtest: output', () => {
       'governor',
       'aws-target-tracking',
       'aws-target-tracking-at-slo',
+      'aws-target-tracking-concurrency',
       'k8s-hpa',
       'static-peak',
       'oracle',
     ]) {
       expect(rows.filter((r) => new RegExp(`^${name} +[\\d,]+\\.\\d `).test(r))).toHaveLength(1);
     }
-    expect(out).toMatch(/^trace ok\.csv: 90 minutes/);
+    // The verdict first, in one sentence; the best target's row names its target.
+    expect(rows[0]).toMatch(
+      /^Governor (meets|misses) 99\.5 % of minutes within the SLO \([\d.]+ %\) at [\d.]+x the oracle/,
+    );
+    expect(
+      rows.filter((r) => /^aws-target-tracking-best \((none meets; closest )?[\d.]+ x sat\.\)/.test(r)),
+    ).toHaveLength(1);
+    expect(out).toMatch(/^trace ok\.csv: 90 minutes/m);
+    expect(out).toMatch(/^target tracking swept over 19 targets, 0\.1 to 1 x saturation: /m);
     expect(out).toMatch(/governor decisions by reason: .*WithinBand/);
     // 40 at peak for 90 minutes is 3600 instance-minutes = 60.0 instance-hours.
     expect(rows.find((r) => r.startsWith('static-peak '))).toMatch(/^static-peak\s+60\.0\s/);
@@ -124,7 +133,8 @@ describe('governor backtest: output', () => {
     const { code } = await backtest(['--trace', 'ok.csv', '--json', 'out/deeper/r.json', '--price', '2']);
     expect(code).toBe(0);
     const json = JSON.parse(readFileSync(join(dir, 'out/deeper/r.json'), 'utf8'));
-    expect(Object.keys(json)).toEqual(['trace', 'scenario', 'policies']);
+    expect(Object.keys(json)).toEqual(['trace', 'scenario', 'policies', 'slo']);
+    expect(Object.keys(json.slo)).toEqual(['objective', 'sweep', 'best', 'savingAtEqualSlo', 'verdict']);
     const keys = [
       'name',
       'instanceMinutes',
@@ -137,11 +147,19 @@ describe('governor backtest: output', () => {
       'costPer1kRequestsUsd',
       'costPer1kRequestsWithinSloUsd',
       'costPerMillionTokensUsd',
+      'attainment',
+      'requestsAttainment',
+      'budgetSpent',
+      'meetsObjective',
     ];
     for (const p of json.policies) {
-      // Governor policies (with and without the look-ahead) explain themselves by reason code.
+      // Governor policies (with and without the look-ahead) explain themselves by reason code;
+      // target tracking at its best target names its target.
       const governor = (p.name as string).startsWith('governor');
-      expect(Object.keys(p)).toEqual(governor ? [...keys, 'reasonCounts'] : keys);
+      const best = p.name === 'aws-target-tracking-best';
+      expect(Object.keys(p)).toEqual(
+        governor ? [...keys, 'reasonCounts'] : best ? [...keys, 'targetOfSaturation'] : keys,
+      );
     }
     expect(json.policies.map((p: { name: string }) => p.name).slice(0, 2)).toEqual([
       'governor',
