@@ -36,7 +36,7 @@ export async function run(): Promise<void> {
   const all = await timed(traces, cores);
   const s = summarize(all.cells);
   console.log(
-    `suite: ${all.cells.length} cells (${traces.length} traces x ${VARIANTS.length} variants) in ${all.seconds.toFixed(1)} s on ${cores} worker threads; ${s.wins} wins, ${s.ties} ties, ${s.losses} losses`,
+    `suite: ${all.cells.length} cells (${traces.length} traces x ${VARIANTS.length} variants) in ${all.seconds.toFixed(1)} s on ${cores} worker threads; ${s.wins} wins, ${s.losses} losses`,
   );
   const nasa = traces.filter((t) => t.includes('nasa'));
   const one = await timed(nasa, 0);

@@ -1,8 +1,9 @@
 /**
  * `governor suite [--policy F] [--target ID] [--trace F]... [--variants a,b] [--workers N]
  * [--json F] [--html F]`: every bundled trace (or the ones named) under the reference scenario
- * and the variants that move one knob each, Governor against AWS target tracking in every cell,
- * in worker threads. Exit 0 when Governor dominates or ties in every cell, 1 when a cell is a
+ * and the variants that move one knob each, Governor judged in every cell against the objective
+ * and AWS target tracking at its best target, in worker threads. Exit 0 when Governor wins every
+ * cell (meets the objective at no more than the best target that meets it), 1 when a cell is a
  * loss (a failed check, as CI reads it), 2 on bad input.
  */
 import { readdir } from 'node:fs/promises';

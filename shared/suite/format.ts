@@ -1,12 +1,16 @@
 /**
- * The suite's terminal output: one row per cell (trace, variant, Governor and target tracking
- * side by side, the verdict and, for a loss, why), then the summary line with wins, ties and
- * losses. Plain text, so it pastes into issues and reads the same in CI logs.
+ * The suite's terminal output: one row per cell (trace, variant, Governor's cost and attainment,
+ * target tracking at its best target, the saving at equal SLO, the verdict and, for a loss,
+ * why), then the summary line with wins, losses and the median saving. Plain text, so it pastes
+ * into issues and reads the same in CI logs.
  */
+import { objectiveText } from '../backtest/attainment.ts';
 import type { CellResult } from './cell.ts';
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 const ratio = (x: number) => `${x.toFixed(2)}x`;
+/** A saving at equal SLO: "12.3 %", "-4.0 %"; "n/a" where no swept target reaches Governor's attainment. */
+export const savingText = (x: number | null): string => (x === null ? 'n/a' : `${(100 * x).toFixed(1)} %`);
 
 interface Column {
   head: string;
@@ -18,28 +22,45 @@ const COLUMNS: Column[] = [
   { head: 'trace', cell: (c) => c.trace.replace(/\.csv$/, ''), left: true },
   { head: 'variant', cell: (c) => c.variant, left: true },
   { head: 'governor', cell: (c) => ratio(c.governor.costVsOracle) },
-  { head: 'viol. min', cell: (c) => String(c.governor.violationMinutes) },
-  { head: 'of min', cell: (c) => pct(c.governor.violationRatio) },
-  { head: 'target tracking', cell: (c) => ratio(c.baseline.costVsOracle) },
-  { head: 'viol. min ', cell: (c) => String(c.baseline.violationMinutes) },
-  { head: 'of min ', cell: (c) => pct(c.baseline.violationRatio) },
+  { head: 'attained', cell: (c) => pct(c.governor.attainment) },
+  { head: 'best target', cell: (c) => (c.best ? `${c.best.fraction} x sat.` : 'none meets') },
+  { head: 'TT at best', cell: (c) => (c.best ? ratio(c.best.costVsOracle) : '-') },
+  { head: 'attained ', cell: (c) => (c.best ? pct(c.best.attainment) : '-') },
+  { head: 'saving at equal SLO', cell: (c) => savingText(c.savingAtEqualSlo) },
   { head: 'verdict', cell: (c) => (c.outcome === 'loss' ? `LOSS: ${c.reason}` : c.outcome), left: true },
 ];
 
 export interface SuiteSummary {
   wins: number;
-  ties: number;
   losses: number;
+  /** Median saving at equal SLO over the cells where target tracking reaches Governor's attainment; null: none does. */
+  medianSaving: number | null;
+  /** Cells where no swept target reaches Governor's attainment (no saving to take a median of). */
+  unreachable: number;
+}
+
+export function median(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export function summarize(cells: readonly CellResult[]): SuiteSummary {
-  const count = (o: CellResult['outcome']) => cells.filter((c) => c.outcome === o).length;
-  return { wins: count('win'), ties: count('tie'), losses: count('loss') };
+  const savings = cells.flatMap((c) => (c.savingAtEqualSlo === null ? [] : [c.savingAtEqualSlo]));
+  return {
+    wins: cells.filter((c) => c.outcome === 'win').length,
+    losses: cells.filter((c) => c.outcome === 'loss').length,
+    medianSaving: median(savings),
+    unreachable: cells.length - savings.length,
+  };
 }
 
 export function summaryLine(cells: readonly CellResult[]): string {
   const s = summarize(cells);
-  return `suite: ${cells.length} cells, governor dominates target tracking in ${s.wins}; ${s.wins} wins, ${s.ties} ties, ${s.losses} losses`;
+  const unreachable =
+    s.unreachable > 0 ? `; in ${s.unreachable} no target tracking target reaches governor's attainment` : '';
+  return `suite: ${cells.length} cells, ${s.wins} wins, ${s.losses} losses; median saving at equal SLO ${savingText(s.medianSaving)}${unreachable}`;
 }
 
 export function formatSuite(cells: readonly CellResult[]): string {
@@ -51,9 +72,11 @@ export function formatSuite(cells: readonly CellResult[]): string {
       .join('  ')
       .trimEnd();
   const notes = [...new Set(cells.flatMap((c) => c.notes.map((n) => `${c.trace} ${c.variant}: ${n}`)))];
+  const objective = cells[0] ? objectiveText(cells[0].objective) : 'the objective';
   return [
-    'cost is instance-minutes over the oracle\'s; "viol. min": minutes that broke the latency SLO',
-    'a win: governor costs no more and breaks the SLO in no more minutes, one of the two strictly less',
+    `cost is instance-minutes over the oracle's; "attained": share of minutes within the SLO (objective ${objective})`,
+    'best target: the cheapest target tracking target (0.1-1.0 x saturation) that meets the objective on the same run',
+    'a win: governor meets the objective and costs no more than target tracking at its best target (or meets it where no target can)',
     '',
     line(COLUMNS.map((c) => c.head.trim())),
     line(widths.map((w) => '-'.repeat(w))),

@@ -1,6 +1,7 @@
 /**
  * The suite's machine-readable result (--json, and what the HTML report is drawn from): the
- * policy judged, the variants, every cell's figures and verdict, and the summary.
+ * policy judged, the variants, every cell's figures and verdict, and the summary (wins, losses,
+ * the median saving at equal SLO).
  */
 import type { CellResult } from './cell.ts';
 import { type SuiteSummary, summarize } from './format.ts';
@@ -9,7 +10,7 @@ import type { Variant } from './variants.ts';
 export interface SuiteReport {
   policy: string;
   targetId: string | null;
-  baseline: 'aws-target-tracking';
+  baseline: 'aws-target-tracking-best';
   variants: Variant[];
   cells: CellResult[];
   summary: SuiteSummary & { cells: number };
@@ -27,7 +28,7 @@ export function toSuiteJson(input: {
   return {
     policy: input.policy,
     targetId: input.targetId ?? null,
-    baseline: 'aws-target-tracking',
+    baseline: 'aws-target-tracking-best',
     variants: [...input.variants],
     cells: [...input.cells],
     summary: { ...summarize(input.cells), cells: input.cells.length },

@@ -5,8 +5,8 @@ import { runCli } from '../support/cli.ts';
 import { suiteFixtures } from './fixtures.ts';
 
 const fx = suiteFixtures();
-// A policy that can only lose: it never goes below 60 instances, so it costs more than target
-// tracking on any of these traces.
+// A policy that can only lose where some target tracking target meets the objective (the ramp at
+// 10 instances at peak: 0.55 x saturation does): it never goes below 60 instances, so it costs more.
 const example = readFileSync('examples/policy.yaml', 'utf8');
 fx.write('dear.yaml', example.replace(/minCapacity: \d+/, 'minCapacity: 60'));
 
@@ -33,9 +33,7 @@ describe('governor suite', () => {
     ]);
     expect(r.out).toMatch(/^ramp\s+reference\s/m);
     expect(r.out).toMatch(/^surge\s+peak-10\s/m);
-    expect(r.out).toMatch(
-      /suite: 4 cells, governor dominates target tracking in \d; \d wins, \d ties, \d losses$/,
-    );
+    expect(r.out).toMatch(/suite: 4 cells, \d wins, \d losses; median saving at equal SLO (-?[\d.]+ %|n\/a)/);
     expect(r.err).toContain(
       'suite: 1/4 ramp.csv reference: ' +
         JSON.parse(readFileSync(join(fx.dir, 'out/suite.json'), 'utf8')).cells[0].outcome,
@@ -43,7 +41,9 @@ describe('governor suite', () => {
     const json = JSON.parse(readFileSync(join(fx.dir, 'out/suite.json'), 'utf8'));
     expect(json.cells).toHaveLength(4);
     expect(json.summary.cells).toBe(4);
-    expect(json.baseline).toBe('aws-target-tracking');
+    expect(json.baseline).toBe('aws-target-tracking-best');
+    expect(json.cells[0]).toHaveProperty('savingAtEqualSlo');
+    expect(json.summary).toHaveProperty('medianSaving');
     expect(readFileSync(join(fx.dir, 'out/suite.html'), 'utf8')).toMatch(/^<!doctype html>/);
     expect(r.code).toBe(json.summary.losses > 0 ? 1 : 0);
   });
@@ -55,13 +55,13 @@ describe('governor suite', () => {
       '--trace',
       'ramp.csv',
       '--variants',
-      'reference',
+      'peak-10',
       '--workers',
       '0',
     ]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/LOSS: costs [\d.]+ % more/);
-    expect(r.out).toMatch(/0 wins, 0 ties, 1 losses$/);
+    expect(r.out).toMatch(/LOSS: costs [\d.]+ % more than target tracking at [\d.]+ x saturation/);
+    expect(r.out).toMatch(/0 wins, 1 losses; median saving at equal SLO -[\d.]+ %$/);
   });
 
   it.each([
