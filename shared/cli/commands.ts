@@ -166,11 +166,11 @@ the tuned policy file (it passes governor validate, and says in its header what 
   --out FILE                where to write the tuned policy (required)
   --policy FILE             the starting policy file (default: the bundled examples/policy.yaml)
   --target ID               which target of the policy file (default: the first)
-  --target-violation V      violation minutes to aim at, such as 0.5% (default: target
-                            tracking's own on the training part, less 5 %, fold by fold)
   --train-fraction F        share of the history to train on, from its start (default 0.67)
-  --budget-seconds N        stop searching after N seconds (default 110)
-  --max-candidates N        stop after N candidates (default 1000)
+  --candidates N            candidates to try (default 300): the search stops there, never at a
+                            clock, so the same seed writes the same file on any machine
+  --margin M                share of the error budget each training fold may spend (default 0.5:
+                            at 99.5 % of minutes every fold must reach 99.75 %)
   --workers N               worker threads (default: one per core; 0 runs in this thread)
   --seed N                  the search's random seed (default 1; the same seed and history give
                             the same policy)
@@ -180,7 +180,11 @@ the tuned policy file (it passes governor validate, and says in its header what 
                             the scenario, as for governor backtest (default: the reference)
   --help                    this text
 
-Exit 0 when the tuned policy dominates target tracking on the held-out part, 1 when it does not
+The goal is the policy's SLO objective (slo.objective, 99.5 % of minutes by default) at the
+lowest cost. When the starting policy met the objective on the held-out part and the tuned one
+does not, or costs more, the starting policy is written and the report says why.
+
+Exit 0 when the written policy meets the objective on the held-out part, 1 when it does not
 (the file is written all the same), 2 on bad input.`,
     load: async () => (await import('./tune.ts')).tuneCommand,
   },

@@ -91,13 +91,14 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
   });
   const hold = (reason: HeadroomReason, message: string): HeadroomDecision =>
     moved(factor, reason, message, { ...before, factor });
-  const burns = `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
+  const burns = () =>
+    `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
   if (status.remaining <= 0) {
     const next = c.minTargetFactor;
     return moved(
       next,
       'BudgetExhausted',
-      `error budget exhausted (${burns}): most headroom, load targets at ${f2(next)}x`,
+      `error budget exhausted (${burns()}): most headroom, load targets at ${f2(next)}x`,
       {
         ...before,
         factor: next,
@@ -112,7 +113,7 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
     return moved(
       next,
       'BudgetBurning',
-      `error budget burning (${burns}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      `error budget burning (${burns()}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
       { ...before, factor: next, lastTightenAt: now },
     );
   }
@@ -122,9 +123,9 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
     return moved(
       next,
       'BudgetSpare',
-      `error budget spare (${burns}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      `error budget spare (${burns()}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
       { ...before, factor: next, lastLoosenAt: now },
     );
   }
-  return hold('BudgetSteady', `error budget steady (${burns}): load targets held at ${f2(factor)}x`);
+  return hold('BudgetSteady', `error budget steady (${burns()}): load targets held at ${f2(factor)}x`);
 }

@@ -6,23 +6,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SloControlSchema } from '#shared/policy/slo-schema.ts';
-import type { BudgetStatus } from '#shared/slo/budget.ts';
 import { controlHeadroom, type HeadroomState } from '#shared/slo/control.ts';
+import { budget } from './support.ts';
 
 const C = SloControlSchema.parse({});
 const T0 = Date.parse('2025-06-02T00:00:00Z');
 const MIN = 60_000;
 
-const status = (o: Partial<BudgetStatus> = {}): BudgetStatus => ({
-  fastBurn: 0,
-  slowBurn: 0,
-  remaining: 1,
-  pace: 0,
-  attainment: 1,
-  exhaustsInMinutes: null,
-  window: { observed: 1000, bad: 0, requests: 0, badRequests: 0 },
-  ...o,
-});
+const status = budget;
 
 const arbState = fc.record({
   factor: fc.double({ min: 0.05, max: 3, noNaN: true }),

@@ -8,9 +8,9 @@ import { decide } from '#shared/engine/decide.ts';
 import type { SignalSnapshot } from '#shared/engine/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { SloControlSchema } from '#shared/policy/slo-schema.ts';
-import type { BudgetStatus } from '#shared/slo/budget.ts';
 import { controlHeadroom } from '#shared/slo/control.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '#shared/slo/headroom.ts';
+import { budget } from './support.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const target = policyOrThrow({
@@ -38,16 +38,7 @@ const target = policyOrThrow({
   ],
 }).targets[0]!;
 
-const status = (o: Partial<BudgetStatus>): BudgetStatus => ({
-  fastBurn: 0,
-  slowBurn: 0,
-  remaining: 1,
-  pace: 0,
-  attainment: 1,
-  exhaustsInMinutes: null,
-  window: { observed: 1000, bad: 0, requests: 0, badRequests: 0 },
-  ...o,
-});
+const status = budget;
 
 describe('headroom on a target', () => {
   it('scales load targets, leaves the latency SLO, and caps GPU percent at 95', () => {
