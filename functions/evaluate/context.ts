@@ -7,6 +7,7 @@ import type { LeadSample } from '../../shared/control/lead-time.ts';
 import type { Plan } from '../../shared/control/plan.ts';
 import type { TargetReadings } from '../../shared/control/readings.ts';
 import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
+import type { StoredSlo } from '../../shared/control/slo-state.ts';
 import type { StoredState } from '../../shared/control/state.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
 import type { FailoverFloorInput } from './failover-floor.ts';
@@ -63,4 +64,6 @@ export interface Attempt {
   inputs: EvaluatedInputs;
   /** The last scale-out, seen serving now: recorded in `leadTimes` by this attempt's claim. */
   leadSample: LeadSample | null;
+  /** The error budget's ledger and headroom for the claim (./slo.ts); null without an SLO control. */
+  slo: { write: StoredSlo; changed: boolean } | null;
 }

@@ -1,5 +1,6 @@
 /**
- * One target's evaluation: read state -> decide -> claim -> act -> record.
+ * One target's evaluation: read state -> decide -> claim -> act -> record. The decision (the
+ * snapshot, the engine under the error budget's headroom, the plan) is one attempt (./attempt.ts).
  *
  * Order, so a failure at any step leaves state consistent:
  * 1. Claim: write the engine's next state (and the change in flight, "pending") with a
@@ -17,181 +18,35 @@
  * claimed or changed, instead of being cut off between its claim and its action.
  */
 
-import type { Capacity } from '../../shared/aws/capacity.ts';
 import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/control/budget.ts';
-import { conflictMessage } from '../../shared/control/conflicts.ts';
-import { pickFloor } from '../../shared/control/forecast-floor.ts';
-import { servedScaleOut, sfnTrim } from '../../shared/control/lead-samples.ts';
+import { sfnTrim } from '../../shared/control/lead-samples.ts';
 import { addLeadSample, type LeadSample } from '../../shared/control/lead-time.ts';
-import { pickNoise } from '../../shared/control/noise.ts';
-import { planFor } from '../../shared/control/plan.ts';
-import { type DecisionRecord, noiseInput } from '../../shared/control/records.ts';
-import {
-  carriedPending,
-  decodeState,
-  effectiveDesired,
-  type Pending,
-  pendingWindowMs,
-  type StoredState,
-} from '../../shared/control/state.ts';
-import { decide } from '../../shared/engine/decide.ts';
-import { initialState, type SignalSnapshot } from '../../shared/engine/types.ts';
+import type { DecisionRecord } from '../../shared/control/records.ts';
+import { carriedPending, decodeState, type Pending, pendingWindowMs } from '../../shared/control/state.ts';
+import { initialState } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
-import type { Attempt, EvaluatedInputs, TargetContext, TargetInputs } from './context.ts';
-import { type MixPlanInput, mixLimitsAt } from './mix-plan.ts';
+import { attempt } from './attempt.ts';
+import type { Attempt, TargetContext, TargetInputs } from './context.ts';
 import { readCapacity } from './observe.ts';
 
 export type { TargetContext } from './context.ts';
 
-/**
- * The snapshot with the lead time its floor was planned over. SignalSnapshot.leadTime is the
- * engine's (shared/engine/types.ts); the intersection keeps this file compiling on a tree where
- * the engine's field is not there yet.
- */
-type Snapshot = SignalSnapshot & {
-  leadTime?: { minutes: number; configuredMinutes: number; samples: number };
-};
-
-/** The engine's mix floor and budget ceiling from the target's plan (none without one). */
-function mixLimits(m: MixPlanInput | undefined): Pick<SignalSnapshot, 'mixFloor' | 'budgetCeiling'> {
-  if (!m) return {};
-  return {
-    ...(m.capacity !== null ? { mixFloor: { capacity: m.capacity } } : {}),
-    ...(m.ceiling !== null && m.maxUsdPerHour !== null
-      ? { budgetCeiling: { capacity: m.ceiling, maxUsdPerHour: m.maxUsdPerHour } }
-      : {}),
-  };
-}
-
 /** Tries to win the conditional write before handing the period to the next tick. */
 export const MAX_CLAIM_ATTEMPTS = 4;
 
-const lastChange = (s: StoredState): number | null => {
-  const times = [s.engine?.lastScaleOutAt, s.engine?.lastScaleInAt].filter(
-    (t): t is number => typeof t === 'number',
-  );
-  return times.length === 0 ? null : Math.max(...times);
-};
-
-function attempt(
-  ctx: TargetContext,
-  t: TargetPolicy,
-  capacity: Capacity,
-  stored: StoredState,
-  inp: TargetInputs,
-): Attempt {
-  const conflict = inp.conflict instanceof Error ? null : inp.conflict;
-  const window = pendingWindowMs(t);
-  const desired = effectiveDesired(capacity.desired, stored.pending, ctx.now, window);
-  const readings = inp.readings ?? { readings: {} };
-  // The floor schedule's step for now; none when stale, not started or forecasting is off.
-  const floor = pickFloor(t, stored.forecastFloor, ctx.now);
-  // A level floor is the last level plus its noise, planned over no lead: none to report.
-  const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
-  // The capacity mix: the loss cover of the forecast under the plan in force, and the budget's ceiling.
-  const mix = inp.mixPlan ? mixLimitsAt(t, inp.mixPlan, stored.forecastFloor, ctx.now) : undefined;
-  // The forecast function's measured noise, unless stale: it widens invocationsPerInstance's band.
-  const noise = pickNoise(t, stored.noise, ctx.now);
-  const snapshot: Snapshot = {
-    capacity: { desired, ready: capacity.ready },
-    readings: readings.readings,
-    ...(readings.activation ? { activation: readings.activation } : {}),
-    ...(floor.kind === 'floor'
-      ? {
-          forecastFloor: {
-            capacity: floor.capacity,
-            quantile: floor.quantile,
-            kind: floor.floorKind,
-            ...(floor.fallback ? { fallback: floor.fallback } : {}),
-          },
-        }
-      : {}),
-    ...(lead
-      ? {
-          leadTime: {
-            minutes: lead.minutes,
-            configuredMinutes: lead.configuredMinutes,
-            samples: lead.samples,
-          },
-        }
-      : {}),
-    ...(noise.kind === 'noise' ? { noise: noise.model } : {}),
-    ...(inp.failoverFloor && inp.failoverFloor.capacity !== null && inp.failoverFloor.phase !== null
-      ? {
-          failoverFloor: {
-            capacity: inp.failoverFloor.capacity,
-            groupId: inp.failoverFloor.groupId,
-            phase: inp.failoverFloor.phase,
-          },
-        }
-      : {}),
-    ...mixLimits(mix),
-  };
-  const { decision, state: next } = decide(stored.engine, snapshot, t, ctx.now);
-  const plan = planFor(decision, t, {
-    mode: ctx.mode,
-    killSwitch: ctx.killSwitch,
-    ...(ctx.killSwitchWhy ? { killSwitchWhy: ctx.killSwitchWhy } : {}),
-    conflict,
-    status: capacity.status,
-    homeRegion: ctx.config.AWS_REGION,
-    lastChangeAt: lastChange(stored),
-    now: ctx.now,
-  });
-  const inputs: EvaluatedInputs = {
-    capacity: { desired, ready: capacity.ready, liveDesired: capacity.desired, status: capacity.status },
-    readings: { ...readings.readings },
-    activation: { ...(readings.activation ?? {}) },
-    forecastFloor:
-      floor.kind === 'floor'
-        ? {
-            capacity: floor.capacity,
-            quantile: floor.quantile,
-            computedAt: floor.computedAt,
-            kind: floor.floorKind,
-            ...(floor.fallback ? { fallback: floor.fallback } : {}),
-          }
-        : null,
-    leadTime: lead,
-    noise: noiseInput(t, noise, decision),
-    killSwitch: ctx.killSwitch,
-    conflict: conflict ? conflictMessage(conflict) : null,
-    ...(inp.failoverFloor ? { failoverFloor: inp.failoverFloor } : {}),
-    ...(mix ? { mixPlan: mix } : {}),
-  };
-  // Shadow mode started nothing, so nothing it decided can be measured serving.
-  const served =
-    ctx.mode === 'active'
-      ? servedScaleOut({
-          engine: stored.engine,
-          pending: stored.pending,
-          recorded: stored.lead.own,
-          ready: capacity.ready,
-          now: ctx.now,
-        }).sample
-      : null;
-  return {
-    stored,
-    capacity,
-    decision,
-    next,
-    plan,
-    decisionId: ctx.newId(ctx.now),
-    inputs,
-    leadSample: served,
-  };
-}
-
 /**
  * The conditional write of this attempt: the next engine state and the change in flight, plus a
- * measured scale-out when one just served and the trim of the state machine's samples. A plan
- * that keeps the engine state as it was (killed, refused, deferred) writes nothing, unless a
- * scale-out just served: then the stored engine state is written back with the sample, once.
+ * measured scale-out when one just served, the trim of the state machine's samples and the error
+ * budget's ledger. A plan that keeps the engine state as it was (killed, refused, deferred) writes
+ * nothing, unless a scale-out just served or the ledger took a minute: then the stored engine
+ * state is written back with them. The SLI is kept whatever Governor did with its decision: the
+ * minutes around a deferred scale-out are the ones most likely bad, and a ledger without them
+ * would read the budget as fuller than it is.
  */
 async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<boolean> {
   const persist = !(a.plan.kind === 'record' && !a.plan.persist);
-  if (!persist && !a.leadSample) return true;
+  if (!persist && !a.leadSample && !a.slo?.changed) return true;
   const pending: Pending | undefined =
     a.plan.kind === 'act'
       ? {
@@ -209,6 +64,7 @@ async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<b
     pending,
     ...(a.leadSample ? { leadTimes: addLeadSample(a.stored.lead.own, a.leadSample) } : {}),
     ...(trim !== null ? { trimLeadTimesSfn: trim } : {}),
+    ...(a.slo ? { slo: a.slo.write } : {}),
   });
 }
 

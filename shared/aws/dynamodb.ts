@@ -5,10 +5,12 @@
  * A claim is an UpdateItem (not a PutItem) so attributes other writers own, such as the
  * forecast function's `forecastFloor` and the state machine's `leadTimesSfn`, survive it. The
  * same write carries the evaluator's measured scale-outs (`leadTimes`) when it adds one, and
- * trims `leadTimesSfn` (shared/control/lead-samples.ts): no extra call per tick.
+ * trims `leadTimesSfn` (shared/control/lead-samples.ts), and the error budget's `slo` ledger
+ * (shared/control/slo-state.ts): no extra call per tick.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeadSample } from '../control/lead-time.ts';
+import type { StoredSlo } from '../control/slo-state.ts';
 import type { Pending } from '../control/state.ts';
 import { STATE_SK, targetPk } from '../control/state.ts';
 import type { EngineState } from '../engine/types.ts';
@@ -27,6 +29,8 @@ export interface StateWrite {
    * number), or all of it when it is not a list; undefined leaves it.
    */
   trimLeadTimesSfn?: number | 'all';
+  /** The error-budget control's ledger and headroom (shared/control/slo-state.ts); undefined leaves them. */
+  slo?: StoredSlo;
 }
 
 /** The UpdateExpression of a claim and the names and values it uses (DynamoDB rejects unused ones). */
@@ -57,6 +61,11 @@ export function claimExpression(write: StateWrite): {
     set.push('#leadTimes = :leadTimes');
     names['#leadTimes'] = 'leadTimes';
     values[':leadTimes'] = write.leadTimes;
+  }
+  if (write.slo) {
+    set.push('#slo = :slo');
+    names['#slo'] = 'slo';
+    values[':slo'] = write.slo;
   }
   const trim = write.trimLeadTimesSfn;
   if (trim !== undefined && trim !== 0) {

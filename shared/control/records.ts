@@ -10,6 +10,7 @@ import type { MetricName, TargetPolicy } from '../policy/schema.ts';
 import type { Mode } from './config.ts';
 import type { NoisePick } from './noise.ts';
 import type { Outcome } from './plan.ts';
+import type { SloInput } from './slo-state.ts';
 import { targetPk } from './state.ts';
 
 export interface Trigger {
@@ -50,6 +51,8 @@ export interface RecordInputs {
   noise: NoiseInput | null;
   killSwitch: boolean;
   conflict: string | null;
+  /** The error budget read this evaluation (targets with an SLO control only; ./slo-state.ts). */
+  slo?: SloInput;
 }
 
 /**

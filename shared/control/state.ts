@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { type EngineState, EngineStateSchema } from '../engine/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { decodeLeadTimes, noLeadTimes, type StoredLeadTimes } from './lead-samples.ts';
+import { type StoredSlo, StoredSloSchema } from './slo-state.ts';
 
 export const STATE_SK = 'STATE';
 export const targetPk = (targetId: string) => `TARGET#${targetId}`;
@@ -95,6 +96,7 @@ const StateItemSchema = z.looseObject({
   leadTimes: z.unknown().optional(),
   leadTimesSfn: z.unknown().optional(),
   noise: z.unknown().optional(),
+  slo: z.unknown().optional(),
 });
 
 export interface StoredState {
@@ -108,6 +110,8 @@ export interface StoredState {
   lead: StoredLeadTimes;
   /** The forecast function's measured noise (`noise`; shared/control/noise.ts), as stored. */
   noise: StoredNoise | undefined;
+  /** The error-budget control's ledger and headroom (`slo`; ./slo-state.ts); absent on older items. */
+  slo: StoredSlo | undefined;
   /** Parts of the item that did not decode and were set aside (logged; never fatal). */
   problems: string[];
 }
@@ -129,6 +133,7 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     forecastFloor: undefined,
     lead: noLeadTimes(),
     noise: undefined,
+    slo: undefined,
     problems: [],
   };
   if (!item) return out;
@@ -159,6 +164,14 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     else
       out.problems.push(
         `noise set aside (the band keeps its tolerance until the next forecast run): ${issuesOf(noise.error)}`,
+      );
+  }
+  if (parsed.data.slo !== undefined) {
+    const slo = StoredSloSchema.safeParse(parsed.data.slo);
+    if (slo.success) out.slo = slo.data;
+    else
+      out.problems.push(
+        `slo set aside (the SLI ledger starts empty and the headroom at the policy's targets): ${issuesOf(slo.error)}`,
       );
   }
   const lead = decodeLeadTimes(parsed.data);

@@ -87,7 +87,9 @@ describe('the evaluate Lambda handler', () => {
       ),
     );
     expect(sets).toEqual([
-      'TargetId: DesiredCapacity CurrentCapacity Decisions SuccessfulEvaluations ActionFailures EvaluationLatency',
+      // The example policy's default SLO control adds the budget (no attainment or burn rate yet:
+      // the fake's datapoint is a year before this tick, outside the window; tests/functions/slo-replay.test.ts has them all).
+      'TargetId: DesiredCapacity CurrentCapacity Decisions SuccessfulEvaluations ActionFailures EvaluationLatency ErrorBudgetRemaining HeadroomFactor ErrorBudgetAtRisk',
       expect.stringMatching(/^TargetId\+Reason: Decisions$/),
       'service: SuccessfulEvaluations EvaluationLatency',
     ]);

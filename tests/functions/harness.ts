@@ -49,7 +49,7 @@ const conditionFailed = () =>
 
 /**
  * DynamoDB semantics the state store relies on: strongly consistent Get and BatchGet, conditional Update (with
- * the claim's leadTimes and the trim of leadTimesSfn by index).
+ * the claim's leadTimes and slo, and the trim of leadTimesSfn by index).
  */
 export function fakeTable(ddb: Stub) {
   const items = new Map<string, Record<string, unknown>>();
@@ -93,6 +93,7 @@ export function fakeTable(ddb: Stub) {
     if (v[':pending'] === undefined) delete next.pending;
     else next.pending = v[':pending'];
     if (v[':leadTimes'] !== undefined) next.leadTimes = v[':leadTimes'];
+    if (v[':slo'] !== undefined) next.slo = v[':slo'];
     // REMOVE #leadTimesSfn (whole) or #leadTimesSfn[0], #leadTimesSfn[1], ... (the oldest entries).
     const expression = String(input.UpdateExpression);
     const trimmed = [...expression.matchAll(/#leadTimesSfn\[\d+\]/g)].length;
