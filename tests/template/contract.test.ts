@@ -532,6 +532,8 @@ describe('operations', () => {
       'Forecast function',
       'Unit cost per target (USD per 1,000 requests; planned USD per hour right)',
       'Planned mix per target (instances); budget caps and SageMaker variant fallback shifts right',
+      'SLO attainment and error budget left per target (percent of the window)',
+      'Burn rate per target and window (1 spends the budget over the window); headroom factor right',
     ]);
   });
 
