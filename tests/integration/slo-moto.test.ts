@@ -1,0 +1,216 @@
+/**
+ * The error budget against moto over HTTP: the evaluate Lambda handler itself (handler.ts, with
+ * its environment pointed at moto) through the real AWS SDK, one tick a minute for eight minutes,
+ * the clock moved between them (only Date is faked; the SDK's timers are real).
+ *
+ * moto computes no percentiles (a p95 query fails its whole GetMetricData call), so the latency
+ * signal reads a server-published p95 (`Demo/LLM P95LatencyMs`, Maximum per minute) through the
+ * signal's `cloudwatch` override, as a fleet whose server publishes its own p95 would. Shadow mode:
+ * Governor decides and records, starts nothing (moto runs no scale-target state machine here).
+ *
+ * Timeline: four minutes at 900 ms, then four at 2,600 ms against an SLO of 2,000 ms (99.5 % of
+ * minutes over 30 days). Read back from moto's DynamoDB: the state item's ledger holds the eight
+ * minutes and the headroom the pure control reaches over the same minutes; the audit items carry
+ * it on each decision; the EMF lines carry the attainment and the burn rates.
+ */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, Handler } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DecisionRecord } from '#shared/control/records.ts';
+import { decodeState } from '#shared/control/state.ts';
+import { parsePolicyText } from '#shared/policy/load.ts';
+import type { HeadroomState } from '#shared/slo/control.ts';
+import { SliLedger } from '#shared/slo/ledger.ts';
+import { sloOf } from '#shared/slo/objective.ts';
+import { sliSample, stepSlo } from '#shared/slo/step.ts';
+import {
+  awsTestConfig,
+  createDemoEndpoint,
+  createStateTable,
+  importHandlerOnMoto,
+  type MotoServer,
+  motoGate,
+  putDatapoints,
+  putStringParameter,
+  putVariantMinute,
+  startMoto,
+  TEST_ACCOUNT,
+  TEST_REGION,
+} from '../support/moto.ts';
+
+const gate = motoGate();
+const TABLE = 'governor-state';
+const POLICY_NAME = '/governor/policy';
+const KILL_NAME = '/governor/kill-switch';
+const ENDPOINT = 'chat-llm-prod';
+const MIN = 60_000;
+/** A minute start well in the past of any real clock, so nothing here is read as the future. */
+const T0 = Date.parse('2025-06-02T12:00:00Z');
+const LATENCY = [900, 900, 900, 900, 2600, 2600, 2600, 2600];
+
+const POLICY = `version: 1
+targets:
+  - id: chat-llm
+    kind: sagemaker-variant
+    region: ${TEST_REGION}
+    endpointName: ${ENDPOINT}
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: invocationsPerInstance, target: 84, tolerance: 0.25 }
+      - metric: p95LatencyMs
+        sloMs: 2000
+        tolerance: 0.5
+        cloudwatch: { namespace: Demo/LLM, metricName: P95LatencyMs, dimensions: { EndpointName: ${ENDPOINT} }, statistic: Maximum }
+    slo: { objective: { minutes: 0.995 }, windowDays: 30 }
+`;
+
+const context = {
+  functionName: 'governor-evaluate',
+  invokedFunctionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:governor-evaluate`,
+  awsRequestId: 'req-moto',
+  getRemainingTimeInMillis: () => 60_000,
+} as unknown as Context;
+
+const tick = (id: string, at: number) => ({
+  'detail-type': 'Scheduled Event',
+  source: 'aws.scheduler',
+  account: TEST_ACCOUNT,
+  region: TEST_REGION,
+  id,
+  time: new Date(at).toISOString(),
+});
+
+/** The pure control over the same minutes (as the backtest steps it): the headroom after each. */
+function pureHeadroom() {
+  const parsed = parsePolicyText(POLICY);
+  if (!parsed.ok) throw new Error('the test policy is invalid');
+  const slo = sloOf(parsed.policy.targets[0]!);
+  const control = slo.control!;
+  const ledger = new SliLedger(control.fastWindowMinutes, slo.windowMinutes);
+  let state: HeadroomState | undefined;
+  return LATENCY.map((ms, i) => {
+    const now = T0 + (i + 1) * MIN + 5_000;
+    const step = stepSlo(
+      ledger,
+      state,
+      [sliSample(T0 / MIN + i + 1, ms, 2000, 160)!],
+      { ...slo, control },
+      now,
+    );
+    state = step.headroom.state;
+    return step.headroom;
+  });
+}
+
+describe.skipIf(!gate.available)('the error budget on moto, through the evaluate handler', () => {
+  let moto: MotoServer;
+  let doc: DynamoDBDocumentClient;
+  let cw: CloudWatchClient;
+  let handler: Handler;
+  const emf: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    const config = awsTestConfig(moto.endpoint);
+    await createStateTable(new DynamoDBClient(config), TABLE);
+    doc = DynamoDBDocumentClient.from(new DynamoDBClient(config));
+    cw = new CloudWatchClient(config);
+    const ssm = new SSMClient(config);
+    await putStringParameter(ssm, POLICY_NAME, POLICY);
+    await putStringParameter(ssm, KILL_NAME, 'off');
+    await createDemoEndpoint(new SageMakerClient(config), ENDPOINT, 2);
+    ({ handler } = await importHandlerOnMoto(
+      moto,
+      {
+        POLICY_PARAMETER_NAME: POLICY_NAME,
+        STATE_TABLE_NAME: TABLE,
+        KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
+        SCALE_STATE_MACHINE_ARN: `arn:aws:states:${TEST_REGION}:${TEST_ACCOUNT}:stateMachine:governor-scale-target`,
+        GOVERNOR_MODE: 'shadow',
+        POWERTOOLS_METRICS_NAMESPACE: 'Governor',
+        POWERTOOLS_SERVICE_NAME: 'governor',
+      },
+      async () => (await import('#functions/evaluate/handler.ts')) as unknown as { handler: Handler },
+    ));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      for (const line of String(chunk).split('\n'))
+        if (line.includes('"_aws"')) emf.push(JSON.parse(line) as Record<string, unknown>);
+      return true;
+    });
+    try {
+      for (const [i, ms] of LATENCY.entries()) {
+        const minute = T0 + i * MIN;
+        await putVariantMinute(cw, ENDPOINT, minute, { invocationsPerInstance: 80 });
+        await putDatapoints(cw, 'Demo/LLM', [
+          {
+            MetricName: 'P95LatencyMs',
+            Dimensions: [{ Name: 'EndpointName', Value: ENDPOINT }],
+            Timestamp: new Date(minute + 30_000),
+            Value: ms,
+            Unit: 'Milliseconds',
+          },
+        ]);
+        // The tick 5 s into the next minute reads this one, as the scheduler's would.
+        vi.setSystemTime(minute + MIN + 5_000);
+        await handler(tick(`slo-${i}`, Date.now()), context, () => {});
+      }
+    } finally {
+      out.mockRestore();
+      vi.useRealTimers();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await moto?.stop();
+  });
+
+  const audits = async () =>
+    (
+      await doc.send(
+        new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :decision)',
+          ExpressionAttributeValues: { ':pk': 'TARGET#chat-llm', ':decision': 'DECISION#' },
+        }),
+      )
+    ).Items as unknown as DecisionRecord[];
+
+  it('keeps the eight minutes and the pure control’s headroom in the state item', async () => {
+    const item = (
+      await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: 'TARGET#chat-llm', sk: 'STATE' } }))
+    ).Item;
+    const state = decodeState(item);
+    expect(state.problems).toEqual([]);
+    const minutes = Array.from({ length: 8 }, (_, i) => T0 / MIN + i + 1);
+    expect(state.slo!.ledger.minutes).toEqual(minutes.map((m, i) => [m, LATENCY[i]! <= 2000 ? 1 : 0, 160]));
+    expect(state.slo!.ledger.hours).toEqual([[Math.floor(T0 / MIN / 60), 8, 4, 1280, 640]]);
+    const pure = pureHeadroom();
+    expect(state.slo!.headroom).toEqual(pure.at(-1)!.state);
+    expect(pure.at(-1)!.factor).toBeLessThan(1);
+  });
+
+  it('records each decision with the headroom it was made under, the burn visible on the record', async () => {
+    const records = (await audits()).sort((a, b) => a.at.localeCompare(b.at));
+    const pure = pureHeadroom();
+    expect(records.map((r) => r.outcome)).toEqual(new Array(8).fill('shadow'));
+    expect(records.map((r) => r.decision!.headroom!.factor)).toEqual(pure.map((h) => h.factor));
+    expect(records.map((r) => r.decision!.headroom!.reason)).toEqual(pure.map((h) => h.reason));
+    expect(records.at(-1)!.inputs.slo).toMatchObject({ observedMinutes: 8, badMinutes: 4, attainment: 0.5 });
+    expect(records.map((r) => r.decision!.reasons)).toContainEqual(expect.arrayContaining(['BudgetBurning']));
+  });
+
+  it('publishes the attainment, the budget left, the factor and both burn rates as EMF', () => {
+    const mine = emf.filter((e) => e.TargetId === 'chat-llm');
+    const budget = mine.filter((e) => 'SloAttainment' in e).at(-1);
+    expect(budget).toMatchObject({ SloAttainment: 50, HeadroomFactor: pureHeadroom().at(-1)!.factor });
+    const burns = mine.filter((e) => 'BurnRate' in e).slice(-2);
+    expect(burns.map((e) => e.Window)).toEqual(['fast', 'slow']);
+    // 4 bad minutes of 8 over the 0.5 % allowed: 100x in both windows.
+    for (const e of burns) expect(e.BurnRate).toBeCloseTo(100, 6);
+  });
+});
