@@ -108,6 +108,8 @@ describe.skipIf(!gate.available)('governor history on moto', () => {
       vi.useRealTimers();
       vi.unstubAllEnvs();
     }
+    // The exit code and stderr first: a slow emulator says so here, not as a missing file.
+    if (code !== 0) throw new Error(`governor history exited ${code}: ${err.join(' | ')}`);
     trace = parseTrace(readFileSync(join(folder, 'history.csv'), 'utf8'), 'history.csv');
     note = readFileSync(join(folder, 'history.md'), 'utf8');
   }, 300_000);
