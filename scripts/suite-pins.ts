@@ -14,7 +14,9 @@ const OUT = 'tests/suite/pins.json';
 const file = process.argv[2];
 try {
   if (!file)
-    throw new Error('usage: npx node scripts/suite-pins.ts reports/suite.json (from npx governor suite --json)');
+    throw new Error(
+      'usage: npx node scripts/suite-pins.ts reports/suite.json (from npx governor suite --json)',
+    );
   const report = JSON.parse(readFileSync(file, 'utf8')) as SuiteReport;
   if (!Array.isArray(report.cells) || report.cells.length === 0 || !report.cells[0]?.outcome) {
     throw new Error(`${file} has no cells with a verdict: write it with npx governor suite --json ${file}`);

@@ -179,7 +179,13 @@ export interface Decision {
    * The error-budget control's headroom this period (shared/slo/control.ts), when the target has
    * an SLO objective: the factor its load targets were multiplied by and why.
    */
-  headroom?: { factor: number; reason: string; fastBurn: number | null; slowBurn: number | null; remaining: number };
+  headroom?: {
+    factor: number;
+    reason: string;
+    fastBurn: number | null;
+    slowBurn: number | null;
+    remaining: number;
+  };
 }
 
 /** What the engine keeps between periods; the shell stores it (DynamoDB) as it is. */

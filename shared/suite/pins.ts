@@ -24,7 +24,9 @@ export function parsePins(text: string, file: string): Pins {
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new Error(`${file} is not JSON: regenerate it with npx node scripts/suite-pins.ts reports/suite.json`);
+    throw new Error(
+      `${file} is not JSON: regenerate it with npx node scripts/suite-pins.ts reports/suite.json`,
+    );
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new Error(`${file} must be an object of "trace variant": "win" | "loss"; regenerate it`);
