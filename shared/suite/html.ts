@@ -18,7 +18,7 @@ const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}p.how{color:#57606a;margin:4px 0 10px}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}th,td{padding:4px 8px;border:1px solid #d0d7de;text-align:right}
 th{background:#f6f8fa}td.l,th.l{text-align:left}
-.grid td{text-align:center;min-width:74px;font-size:12px}.win{background:#dafbe1}.tie{background:#eaeef2}.loss{background:#ffebe9;font-weight:600}
+.grid td{text-align:center;min-width:60px;font-size:12px;white-space:nowrap}.scroll{overflow-x:auto;max-width:100%}.win{background:#dafbe1}.tie{background:#eaeef2}.loss{background:#ffebe9;font-weight:600}
 .summary{font-size:16px;margin:10px 0}.summary b.loss{color:#cf222e;background:none}
 svg text{font:11px system-ui,sans-serif;fill:#57606a}.legend span{display:inline-block;margin-right:14px}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:4px}`;
@@ -46,14 +46,15 @@ function grid(report: SuiteReport): string {
     });
     return `<tr><th class="l">${escapeHtml(short(trace))}</th>${tds.join('')}</tr>`;
   });
-  return `<table class="grid"><thead><tr><th class="l">trace</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<div class="scroll"><table class="grid"><thead><tr><th class="l">trace</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** x: governor's cost over target tracking's at its best target; y: governor's attainment less the objective. */
 function chart(report: SuiteReport): string {
   const W = 720;
   const H = 360;
-  const pad = 48;
+  // Room on the left for the y labels ("+1.25 %" is about 52 px at 12 px).
+  const pad = 64;
   const xs = report.cells.map(costRatio);
   const ys = report.cells.map(attainmentMargin);
   const xMin = Math.min(0.5, ...xs);
@@ -93,7 +94,7 @@ function table(report: SuiteReport): string {
     (c) =>
       `<tr class="${c.outcome}"><td class="l">${escapeHtml(short(c.trace))}</td><td class="l">${escapeHtml(c.variant)}</td><td>${formatRatio(c.governor.costVsOracle)}</td><td>${formatNumber(c.governor.violationMinutes)}</td><td>${formatShare(c.governor.attainment)}</td><td>${c.best ? `${c.best.fraction} x` : 'none meets'}</td><td>${c.best ? formatRatio(c.best.costVsOracle) : '-'}</td><td>${c.best ? formatShare(c.best.attainment) : '-'}</td><td>${formatRatio(c.baseline.costVsOracle)}</td><td>${formatShare(c.baseline.attainment)}</td><td>${savingText(c.savingAtEqualSlo)}</td><td class="l">${escapeHtml(c.outcome === 'loss' ? `loss: ${c.reason}` : c.outcome)}</td></tr>`,
   );
-  return `<table id="cells"><thead><tr><th class="l" rowspan="2">trace</th><th class="l" rowspan="2">variant</th><th colspan="3">governor</th><th colspan="3">target tracking at its best target</th><th colspan="2">at 0.5 x (AWS)</th><th rowspan="2">saving at equal SLO</th><th class="l" rowspan="2">verdict</th></tr><tr><th>x oracle</th><th>viol. min</th><th>attained</th><th>target</th><th>x oracle</th><th>attained</th><th>x oracle</th><th>attained</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<div class="scroll"><table id="cells"><thead><tr><th class="l" rowspan="2">trace</th><th class="l" rowspan="2">variant</th><th colspan="3">governor</th><th colspan="3">target tracking at its best target</th><th colspan="2">at 0.5 x (AWS)</th><th rowspan="2">saving at equal SLO</th><th class="l" rowspan="2">verdict</th></tr><tr><th>x oracle</th><th>viol. min</th><th>attained</th><th>target</th><th>x oracle</th><th>attained</th><th>x oracle</th><th>attained</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 export function renderSuiteHtml(report: SuiteReport): string {
