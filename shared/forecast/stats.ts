@@ -4,7 +4,12 @@
  * refits the forecaster hundreds of times per trace.
  */
 
-/** The finite values of a list, sorted ascending (a fresh Float64Array). */
+import { sortFloat64 } from './sort.ts';
+
+/**
+ * The finite values of a list, sorted ascending (a fresh Float64Array); values already in order
+ * are not sorted again (shared/forecast/sort.ts).
+ */
 export function sortedFinite(values: ArrayLike<number>): Float64Array {
   const out = new Float64Array(values.length);
   let n = 0;
@@ -12,7 +17,8 @@ export function sortedFinite(values: ArrayLike<number>): Float64Array {
     const v = values[i]!;
     if (Number.isFinite(v)) out[n++] = v;
   }
-  return out.subarray(0, n).sort();
+  sortFloat64(out, n);
+  return out.subarray(0, n);
 }
 
 /**
