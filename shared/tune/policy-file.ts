@@ -8,7 +8,7 @@
 import { isScalar, parseDocument } from 'yaml';
 import { sourceProblems } from '../control/sources.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
-import { type Knob, type KnobValue, readKnob } from './knobs.ts';
+import { applyKnobs, type Knob, type KnobValue, readKnob } from './knobs.ts';
 import type { Settings } from './search.ts';
 
 export interface TunedFile {
@@ -28,8 +28,11 @@ export function tunedPolicyText(
   const doc = parseDocument(original);
   const raw = (doc.toJS() as { targets: Record<string, unknown>[] }).targets[targetIndex];
   const changes: TunedFile['changes'] = [];
+  // The values the candidate ran with: applyKnobs keeps cross-field pairs valid (scaleInBreaches
+  // raised to scaleOutBreaches), and the file must say what ran, not the raw setting.
+  const ran = applyKnobs(raw ?? {}, tuned, knobs);
   for (const knob of knobs) {
-    const value = tuned.get(knob.name)!;
+    const value = readKnob(ran, knob) ?? tuned.get(knob.name)!;
     if (value === start.get(knob.name)) continue;
     const written = readKnob(raw, knob);
     const path = ['targets', targetIndex, ...knob.path];

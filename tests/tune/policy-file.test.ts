@@ -50,4 +50,16 @@ describe('the tuned policy file', () => {
     const out = tunedPolicyText(text, 0, knobs, s2, withDefault, ['x']);
     expect(out.text).toMatch(/stableWindowSeconds: 300 # tuned \(was 600\)/);
   });
+
+  it('writes the breach counts the candidate ran with: scale-in raised to scale-out, so it validates', () => {
+    const crossed = new Map(start).set('scaleOutBreaches', 4).set('scaleInBreaches', 3);
+    const out = tunedPolicyText(EXAMPLE_TEXT, 0, knobs, start, crossed, ['x']);
+    const parsed = parsePolicyText(out.text);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect([
+      parsed.policy.targets[0]!.damping.scaleOutBreaches,
+      parsed.policy.targets[0]!.damping.scaleInBreaches,
+    ]).toEqual([4, 4]);
+  });
 });
