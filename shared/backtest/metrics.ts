@@ -114,13 +114,39 @@ export interface MetricsView {
 }
 
 /**
+ * Datapoints the feed keeps: the newest 7 days (10,080). A policy reads the newest few (alarm
+ * windows of 1 to 15 points, the failover monitor's 30-minute demand window) or each point once
+ * as it arrives (governor's SLI ledger, the look-ahead's demand copy). Kept as one Float64Array
+ * per field, not as objects: a year of minutes held 525,600 datapoint objects per run, promoted
+ * to the old generation, and the backtest's 27 runs took its peak to 1.6 GB (issue 18; pinned
+ * by tests/backtest/metrics.test.ts).
+ */
+export const FEED_KEEP_MINUTES = 7 * 1440;
+
+const FIELDS = [
+  'minute',
+  'timestamp',
+  'requests',
+  'ready',
+  'invocationsPerInstance',
+  'gpuUtilization',
+  'queueDepth',
+  'queueDepthPerInstance',
+  'concurrencyPerInstance',
+  'p95LatencyMs',
+  'p99LatencyMs',
+] as const satisfies readonly (keyof Datapoint)[];
+
+/**
  * The feed: every datapoint is recorded when its minute ends; at minute m the visible ones are
  * those of minutes 0 .. m - 1 - metricDelayMinutes (BACKTEST.md: the datapoint of minute j is
  * visible at the start of minute j + 1 + delay). With delay 1, the policy deciding at minute 10
- * sees minutes 0..8 (pinned by tests/backtest/tick.test.ts).
+ * sees minutes 0..8 (pinned by tests/backtest/tick.test.ts). Only the newest FEED_KEEP_MINUTES
+ * recorded can be read, from a ring; at() builds the datapoint it returns.
  */
 export class MetricsFeed implements MetricsView {
-  readonly #points: Datapoint[] = [];
+  readonly #columns = FIELDS.map(() => new Float64Array(FEED_KEEP_MINUTES));
+  #recorded = 0;
   readonly #delay: number;
   #count = 0;
 
@@ -134,21 +160,44 @@ export class MetricsFeed implements MetricsView {
 
   /** Makes the feed show what is visible at the start of `minute`. */
   advanceTo(minute: number): void {
-    this.#count = Math.min(this.#points.length, Math.max(0, minute - this.#delay));
+    this.#count = Math.min(this.#recorded, Math.max(0, minute - this.#delay));
   }
 
   record(point: Datapoint): void {
-    this.#points.push(point);
+    const slot = this.#recorded % FEED_KEEP_MINUTES;
+    FIELDS.forEach((f, c) => {
+      this.#columns[c]![slot] = point[f];
+    });
+    this.#recorded++;
   }
 
   at(i: number): Datapoint {
     if (!Number.isInteger(i) || i < 0 || i >= this.#count) {
       throw new RangeError(`datapoint ${i} is not visible (only 0..${this.#count - 1} are)`);
     }
-    return this.#points[i]!;
+    if (i < this.#recorded - FEED_KEEP_MINUTES) {
+      throw new RangeError(
+        `datapoint ${i} was dropped: the feed keeps the newest ${FEED_KEEP_MINUTES} minutes (from ${this.#recorded - FEED_KEEP_MINUTES})`,
+      );
+    }
+    const slot = i % FEED_KEEP_MINUTES;
+    const c = this.#columns;
+    return {
+      minute: c[0]![slot]!,
+      timestamp: c[1]![slot]!,
+      requests: c[2]![slot]!,
+      ready: c[3]![slot]!,
+      invocationsPerInstance: c[4]![slot]!,
+      gpuUtilization: c[5]![slot]!,
+      queueDepth: c[6]![slot]!,
+      queueDepthPerInstance: c[7]![slot]!,
+      concurrencyPerInstance: c[8]![slot]!,
+      p95LatencyMs: c[9]![slot]!,
+      p99LatencyMs: c[10]![slot]!,
+    };
   }
 
   latest(): Datapoint | undefined {
-    return this.#count > 0 ? this.#points[this.#count - 1] : undefined;
+    return this.#count > 0 ? this.at(this.#count - 1) : undefined;
   }
 }

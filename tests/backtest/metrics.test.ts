@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { datapointFor, MetricsFeed, P99_OVER_P95, p95CurveMs } from '#shared/backtest/metrics.ts';
+import {
+  datapointFor,
+  FEED_KEEP_MINUTES,
+  MetricsFeed,
+  P99_OVER_P95,
+  p95CurveMs,
+} from '#shared/backtest/metrics.ts';
 
 const curve = { muSat: 12.5, sloMs: 2000, sloUtilization: 0.8 };
 
@@ -68,5 +74,21 @@ describe('the metrics feed', () => {
     expect(feed.count).toBe(3);
     expect(feed.latest()?.minute).toBe(2);
     expect(() => feed.at(3)).toThrow(/not visible/);
+  });
+
+  it('keeps the newest week of a long run and says so for an older datapoint', () => {
+    const feed = new MetricsFeed(1);
+    const minutes = 3 * FEED_KEEP_MINUTES + 5;
+    for (let m = 0; m < minutes; m++) {
+      feed.record(
+        datapointFor({ minute: m, requests: m, work: 1, ready: 1, backlogIn: 0, backlogOut: 0 }, curve),
+      );
+    }
+    feed.advanceTo(minutes);
+    expect(feed.count).toBe(minutes - 1);
+    expect(feed.latest()?.minute).toBe(minutes - 2);
+    expect(feed.at(minutes - FEED_KEEP_MINUTES).requests).toBe(minutes - FEED_KEEP_MINUTES);
+    expect(() => feed.at(minutes - FEED_KEEP_MINUTES - 1)).toThrow(/dropped/);
+    expect(() => feed.at(0)).toThrow(/dropped: the feed keeps the newest 10080 minutes/);
   });
 });
