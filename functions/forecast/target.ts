@@ -7,6 +7,7 @@
  * (./noise.ts), else no floor, and a log line that says where the demand was looked for; failed
  * I/O is a failed outcome the run reports.
  */
+import { maxOf } from '#shared/arrays/extent.ts';
 import { describeSources } from '../../shared/control/demand.ts';
 import {
   bandPoints,
@@ -132,7 +133,7 @@ async function writeForecastFloor(
     model: result.model,
     historyDays: result.historyDays,
     floorNow: floor.capacities[stepAt(floor, ctx.now)] ?? null,
-    floorPeak: Math.max(...floor.capacities),
+    floorPeak: maxOf(floor.capacities),
     notes: result.notes,
     lead,
     actions: await writeActions(ctx, t, floor),
@@ -165,7 +166,7 @@ async function writeLevelFloor(
     model: null,
     historyDays: 0,
     floorNow: floor.capacities[stepAt(floor, ctx.now)] ?? null,
-    floorPeak: Math.max(...floor.capacities),
+    floorPeak: maxOf(floor.capacities),
     notes: [],
     lead,
     actions: { status: 'skipped', reason: 'LevelFloor' },

@@ -3,12 +3,14 @@
  * shared/control/queries.ts chunks them), following NextToken until the last page. Returns the
  * raw results; shared/control/readings.ts converts and checks them.
  */
+
 import {
   type CloudWatchClient,
   GetMetricDataCommand,
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
+import { appendAll } from '../arrays/extent.ts';
 import {
   MAX_QUERIES_PER_CALL,
   type MetricQuery,
@@ -64,7 +66,7 @@ export function cloudWatchMetrics(clientFor: (region: string) => CloudWatchClien
             NextToken: token,
           }),
         );
-        results.push(...(out.MetricDataResults ?? []));
+        appendAll(results, out.MetricDataResults ?? []);
         token = out.NextToken;
         if (!token) return results;
       }

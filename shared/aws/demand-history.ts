@@ -6,11 +6,13 @@
  * CloudWatch keeps one-minute data for the whole window: shared/control/history-plan.ts). Raw
  * results come back as they are; shared/control/demand.ts merges the pages and checks them.
  */
+
 import {
   type CloudWatchClient,
   GetMetricDataCommand,
   type MetricDataQuery,
 } from '@aws-sdk/client-cloudwatch';
+import { appendAll } from '../arrays/extent.ts';
 import { HISTORY_PERIOD_SECONDS, type HistoryQuery, type HistoryWindow } from '../control/demand.ts';
 import type { RawMetricResult } from '../control/readings.ts';
 
@@ -55,7 +57,7 @@ export function cloudWatchHistory(clientFor: (region: string) => CloudWatchClien
             NextToken: token,
           }),
         );
-        results.push(...(out.MetricDataResults ?? []));
+        appendAll(results, out.MetricDataResults ?? []);
         token = out.NextToken;
         if (!token) return results;
       }

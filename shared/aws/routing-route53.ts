@@ -15,6 +15,7 @@
  *
  * Route 53's API is global: the client is signed for us-east-1 whatever the stack's region.
  */
+
 import {
   ChangeResourceRecordSetsCommand,
   GetChangeCommand,
@@ -23,6 +24,7 @@ import {
   Route53Client,
   RRType,
 } from '@aws-sdk/client-route-53';
+import { appendAll } from '../arrays/extent.ts';
 import { MalformedResponseError } from './capacity.ts';
 import { type ClientOptions, clientConfig } from './clients.ts';
 import {
@@ -228,7 +230,7 @@ export function route53WeightedRecords(
           }),
         ),
       );
-      records.push(...(out.ResourceRecordSets ?? []));
+      appendAll(records, out.ResourceRecordSets ?? []);
       const stillInGroup =
         out.IsTruncated &&
         out.NextRecordName &&

@@ -8,11 +8,13 @@
  * A failure becomes one line naming the IAM action, the group and what to grant (as
  * ./mixed-instances.ts does); the SDK's retries (shared/aws/clients.ts) have run before.
  */
+
 import {
   type AutoScalingClient,
   DescribeAutoScalingInstancesCommand,
   DetachInstancesCommand,
 } from '@aws-sdk/client-auto-scaling';
+import { appendAll } from '../arrays/extent.ts';
 import { chunks } from '../control/pool.ts';
 import { errorName } from './clients.ts';
 
@@ -79,7 +81,7 @@ export function spotGroups(clientFor: (region: string) => AutoScalingClient): Sp
               ShouldDecrementDesiredCapacity: false,
             }),
           );
-          detached.push(...ids);
+          appendAll(detached, ids);
         } catch (error) {
           failed.push({ instanceIds: ids, error: oneLine('DetachInstances', region, groupName, error) });
         }

@@ -1,5 +1,7 @@
 /** SSM Parameter Store adapter: the policy text, its parts and the kill switch, as plain String parameters. */
+
 import { GetParameterCommand, GetParametersByPathCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { appendAll } from '../arrays/extent.ts';
 import { errorName } from './clients.ts';
 
 /** One parameter as stored: its full name and its value. */
@@ -62,7 +64,7 @@ export function ssmParameters(client: SSMClient): ParametersPort {
         const out = await client.send(
           new GetParametersByPathCommand({ Path, Recursive: false, MaxResults: PAGE, NextToken }),
         );
-        found.push(...storedParameters(out ?? {}));
+        appendAll(found, storedParameters(out ?? {}));
         NextToken = out?.NextToken;
         if (!NextToken) return found.sort(byName);
       }

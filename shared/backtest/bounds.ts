@@ -4,13 +4,14 @@
  * scenario (2 x peakInstances), are not. The run says so in one line rather than letting a
  * ClampedToMax count carry it.
  */
+import { maxOf } from '../arrays/extent.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import type { BacktestResult } from './types.ts';
 
 /** One line per bound that bound, empty when none did. */
 export function boundNotes(result: BacktestResult, target: TargetPolicy): string[] {
   const notes: string[] = [];
-  const needed = Math.max(...result.oracle);
+  const needed = maxOf(result.oracle);
   const { maxCapacity } = target.scaling;
   for (const run of result.policies) {
     const clamped = run.summary.reasonCounts?.ClampedToMax ?? 0;

@@ -7,8 +7,10 @@
  * Between those writes a reader may see a target twice (the policy load fails and the last good
  * policy is kept), never one missing that the new policy has.
  */
+
 import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
+import { maxOf } from '../arrays/extent.ts';
 import { mergePolicyParts, partsPath } from '../control/policy-parts.ts';
 import { bytes, PARAMETER_MAX_BYTES, partSuffix, splitPolicy } from '../control/policy-split.ts';
 import { readInput, writeOutput } from './files.ts';
@@ -109,7 +111,7 @@ export async function policyCommand(args: string[], io: CliIo): Promise<number> 
   for (const [name, body] of outputs) {
     await writeOutput(`${dir.replace(/\/+$/, '')}/${name}`, body, io, { flag: 'out-dir', quiet: true });
   }
-  const largest = Math.max(bytes(main), ...parts.map(bytes));
+  const largest = maxOf(parts.map(bytes), bytes(main));
   io.stderr(
     parts.length === 0
       ? `${file}: ${original.policy.targets.length} target${original.policy.targets.length === 1 ? '' : 's'}, all in main.json under ${dir} (${largest} bytes of ${maxBytes}): one parameter holds the policy; publish it with:`

@@ -10,6 +10,7 @@
  * [s_i, s_i + 15 min), and t + 10 < s_i + 15. The evaluator asks for the 9 instances at the
  * 320 step, 10 minutes before the 900 arrive (tests/forecast-aws/floor.test.ts pins it).
  */
+import { maxOf } from '../arrays/extent.ts';
 import { stepNeeds } from '../forecast/floor-needs.ts';
 import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { Forecast, QuantileName } from '../forecast/types.ts';
@@ -38,7 +39,7 @@ export const leadSteps = (leadTimeMinutes: number): number => Math.ceil(leadTime
 
 /** The running maximum over each step and the `ahead` steps after it (truncated at the end). */
 export function maxAhead(values: readonly number[], ahead: number): number[] {
-  return values.map((_, i) => Math.max(...values.slice(i, i + ahead + 1)));
+  return values.map((_, i) => maxOf(values.slice(i, i + ahead + 1)));
 }
 
 export interface FloorInputs {

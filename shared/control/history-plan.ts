@@ -13,6 +13,7 @@
  * calls. Twelve variants: 290,304 points, three pages, against 48,384 + 34,560 in two calls:
  * two calls.
  */
+import { appendAll, maxOf } from '../arrays/extent.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import {
   demandQueries,
@@ -62,7 +63,7 @@ function chunked(window: HistoryWindow, queries: HistoryQuery[]): HistoryCall[] 
       calls.push({ window, queries: current });
       current = [];
     }
-    current.push(...own);
+    appendAll(current, own);
   }
   if (current.length > 0) calls.push({ window, queries: current });
   return calls;
@@ -74,9 +75,15 @@ export function planRegionHistory(needs: readonly HistoryNeed[], now: number): R
   const noiseTargets = needs.filter((n) => n.noise && n.target.noise?.enabled).map((n) => n.target);
   const five = demandQueries(forecastTargets);
   const one = demandQueries(noiseTargets, NOISE_PERIOD_SECONDS, 'm');
-  const fiveDays = Math.max(0, ...forecastTargets.map((t) => t.forecast!.historyDays));
+  const fiveDays = maxOf(
+    forecastTargets.map((t) => t.forecast!.historyDays),
+    0,
+  );
   const fiveMinute = five.length > 0 ? historyWindow(now, fiveDays) : null;
-  const oneMinutes = Math.max(0, ...noiseTargets.map((t) => noiseHistoryMinutes(t.noise!).minutes));
+  const oneMinutes = maxOf(
+    noiseTargets.map((t) => noiseHistoryMinutes(t.noise!).minutes),
+    0,
+  );
   const end = historyWindow(now, 0).end;
   const short = one.length > 0 ? { start: end - oneMinutes * 60_000, end } : null;
   const fivePoints = fiveMinute ? five.length * (minutesOf(fiveMinute) / (HISTORY_PERIOD_SECONDS / 60)) : 0;

@@ -18,7 +18,9 @@
  * With no parts, the problems are exactly those of parsePolicyText and sourceProblems, prefixed
  * with the document's name, as the functions logged them before parts existed.
  */
+
 import { parseDocument } from 'yaml';
+import { appendAll } from '../arrays/extent.ts';
 import { formatProblem, type PolicyProblem, parsePolicyText, validatePolicy } from '../policy/load.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { sourceProblems } from './sources.ts';
@@ -144,7 +146,7 @@ export function mergePolicyParts(main: PolicyText, parts: readonly PolicyText[])
     if (!parsed.ok || problems.length > 0) continue;
     const own = (parsed.data as { targets: unknown[] }).targets;
     spans.push({ name: part.name, start: targets.length, count: own.length });
-    targets.push(...own);
+    appendAll(targets, own);
   }
   if (!head.ok) return { ok: false, problems: lines };
   // The main document says how many parts it was published with: a part deleted (or one left
@@ -162,7 +164,10 @@ export function mergePolicyParts(main: PolicyText, parts: readonly PolicyText[])
   const locate = locator(spans);
   const result = validatePolicy(merged);
   const problems = result.ok ? sourceProblems(result.policy.targets) : result.problems;
-  lines.push(...problems.map((p) => placed(p, locate, main.name)));
+  appendAll(
+    lines,
+    problems.map((p) => placed(p, locate, main.name)),
+  );
   if (!result.ok || lines.length > 0) return { ok: false, problems: lines };
   return {
     ok: true,

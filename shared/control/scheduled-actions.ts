@@ -16,6 +16,7 @@
  * -> up to 4 at step 2, to 6 at step 3, down to 2 at step 6 (the next 30 minutes stay at 2),
  * to 1 at step 12 (tests/forecast-aws/scheduled-actions.test.ts).
  */
+import { maxOf } from '../arrays/extent.ts';
 import type { ForecastFloor } from './state.ts';
 
 const STEP_MS = 5 * 60_000;
@@ -73,7 +74,7 @@ function nextLevel(level: number, floors: readonly number[], i: number, baseline
   if (f >= level + n) return f;
   if (level === baseline) return level;
   const hold = floors.slice(i, i + DOWN_HOLD_STEPS);
-  const high = Math.max(...hold);
+  const high = maxOf(hold);
   if (hold.length < DOWN_HOLD_STEPS || high > level - n) return level;
   return high - baseline < n ? baseline : high;
 }

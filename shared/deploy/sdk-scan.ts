@@ -4,8 +4,10 @@
  * `new XxxCommand(` whose class is imported from an AWS SDK v3 package. Each command maps to
  * one IAM action: the package gives the service prefix, the class name the action.
  */
+
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { appendAll } from '../arrays/extent.ts';
 
 /** SDK package to IAM service prefix. A package missing here is reported, never guessed. */
 export const IAM_PREFIX_BY_PACKAGE: Readonly<Record<string, string>> = {
@@ -80,7 +82,7 @@ export function reachableFiles(
     const file = queue.shift()!;
     if (seen.has(file) || !/\.[cm]?[jt]s$/.test(file)) continue;
     seen.add(file);
-    queue.push(...localImports(file, read(file), root));
+    appendAll(queue, localImports(file, read(file), root));
   }
   return [...seen];
 }

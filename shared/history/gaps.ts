@@ -26,6 +26,7 @@
  * draw it to (usually the minute or two SageMaker has not published yet). The trace runs from
  * the first minute with data to the last, and the note says what was trimmed.
  */
+import { appendAll } from '../arrays/extent.ts';
 import { MINUTE_MS, type PeriodSeconds, type Span } from './plan.ts';
 
 export const GAP_FILLS = ['interpolate', 'zero'] as const;
@@ -129,7 +130,7 @@ export function fillGaps(
       before,
       after,
     });
-    requests.push(...values);
+    appendAll(requests, values);
     m = end;
   }
   return {

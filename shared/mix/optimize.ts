@@ -9,6 +9,7 @@
  * on-demand, 2 pools of c each replace 2c on-demand by 2c spot plus c extra spot instances
  * (0.2 x on-demand x c an hour saved); 1 pool never pays (tests/mix/optimize.test.ts).
  */
+import { maxOf } from '../arrays/extent.ts';
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
 import {
@@ -99,7 +100,7 @@ function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
     committed,
     spot,
     spotByPool,
-    largestSpotPool: Math.max(0, ...Object.values(spotByPool)),
+    largestSpotPool: maxOf(Object.values(spotByPool), 0),
     mixedInstancesPolicy: {
       onDemandBaseCapacity: capacity - aboveBase,
       onDemandPercentageAboveBaseCapacity: spot > 0 ? 100 - maxPercent : 100,

@@ -17,6 +17,7 @@
  * spot <= spot.maxPercent of capacity; capacity - largest spot pool >= the p90 loss cover unless
  * clamped to max or budget-capped; cost within the budget unless at the floor.
  */
+import { maxOf } from '../arrays/extent.ts';
 import { describeMix } from './message.ts';
 import { mixFloor, plannedMix } from './optimize.ts';
 import {
@@ -51,8 +52,8 @@ export function mixDemand(inputs: MixInputs, p: MixPolicy, now: number): MixDema
   const inCover = points.filter((x) => x.at >= now && x.at <= coverEnd);
   const up = (v: number) => Math.max(0, Math.ceil(v - 1e-9));
   return {
-    p90Peak: up(Math.max(...inHorizon.map((x) => x.p90))),
-    p90LossCover: up(Math.max(...inCover.map((x) => x.p90))),
+    p90Peak: up(maxOf(inHorizon.map((x) => x.p90))),
+    p90LossCover: up(maxOf(inCover.map((x) => x.p90))),
     p50Mean: inHorizon.reduce((s, x) => s + x.p50, 0) / inHorizon.length,
   };
 }

@@ -5,6 +5,7 @@
  * inline SVG: it needs no script, reads in a mail, and every point carries a <title> to hover.
  */
 
+import { maxOf } from '../arrays/extent.ts';
 import type { BacktestResult } from '../backtest/types.ts';
 import {
   bucketCostPer1k,
@@ -55,7 +56,7 @@ export function costChartModel(result: BacktestResult): CostChartModel {
   const scoreFrom = result.trace.scoreFrom ?? 0;
   const bucket = bucketMinutes(result.demand.length - scoreFrom);
   const buckets = costBuckets(result.demand, scoreFrom, bucket);
-  const busiest = Math.max(...buckets.map((b) => b.requests));
+  const busiest = maxOf(buckets.map((b) => b.requests));
   const thin = buckets.map((b) => b.requests < THIN_BUCKET * busiest);
   const price = result.scenario.pricePerInstanceHour;
   const drawn = (values: (number | null)[]) => values.map((v, i) => (thin[i] ? null : v));
@@ -67,7 +68,13 @@ export function costChartModel(result: BacktestResult): CostChartModel {
     const values = drawn(bucketCostPer1k(bucketInstanceMinutes(p.series, buckets), buckets, price));
     lines.push({ name: p.summary.name, color: colorOf(i), values });
   });
-  const top = Math.max(0, ...floor.map((v) => v ?? 0), ...lines.flatMap((l) => l.values.map((v) => v ?? 0)));
+  const top = maxOf(
+    lines.flatMap((l) => l.values.map((v) => v ?? 0)),
+    maxOf(
+      floor.map((v) => v ?? 0),
+      0,
+    ),
+  );
   return { bucket, buckets, floor, lines, yMax: niceCeiling(top) };
 }
 

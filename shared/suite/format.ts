@@ -4,6 +4,7 @@
  * why), then the summary line with wins, losses and the median saving. Plain text, so it pastes
  * into issues and reads the same in CI logs.
  */
+import { maxOf } from '../arrays/extent.ts';
 import { objectiveText } from '../backtest/attainment.ts';
 import type { CellResult } from './cell.ts';
 
@@ -65,7 +66,12 @@ export function summaryLine(cells: readonly CellResult[]): string {
 
 export function formatSuite(cells: readonly CellResult[]): string {
   const rows = cells.map((c) => COLUMNS.map((col) => col.cell(c)));
-  const widths = COLUMNS.map((col, i) => Math.max(col.head.length, ...rows.map((r) => r[i]!.length)));
+  const widths = COLUMNS.map((col, i) =>
+    maxOf(
+      rows.map((r) => r[i]!.length),
+      col.head.length,
+    ),
+  );
   const line = (values: string[]) =>
     values
       .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))

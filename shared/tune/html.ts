@@ -7,6 +7,7 @@
  * the starting policy and target tracking), then the held-out part side by side, what was
  * written, and what changed.
  */
+import { maxOf, minOf } from '../arrays/extent.ts';
 import { escapeHtml, formatNumber, formatRatio, formatShare } from '../report/format.ts';
 import { changeList, partRows, type TuneReport } from './report.ts';
 
@@ -31,10 +32,14 @@ function chart(r: TuneReport): string {
     ['tuned', r.training.tuned, '#1a7f37'],
   ];
   const all: Point[] = [...r.candidates, ...marks.map((m) => m[1])];
-  const xMin = Math.min(...all.map((p) => p.costVsOracle)) * 0.97;
-  const xMax = Math.max(...all.map((p) => p.costVsOracle)) * 1.03;
+  const xMin = minOf(all.map((p) => p.costVsOracle)) * 0.97;
+  const xMax = maxOf(all.map((p) => p.costVsOracle)) * 1.03;
   const objective = 1 - r.objective.minutes;
-  const yMax = Math.max(0.001, objective, ...all.map((p) => p.violationRatio)) * 1.05;
+  const yMax =
+    maxOf(
+      all.map((p) => p.violationRatio),
+      Math.max(0.001, objective),
+    ) * 1.05;
   const px = (x: number) => pad + ((x - xMin) / (xMax - xMin)) * (W - 2 * pad);
   const py = (y: number) => H - pad - (y / yMax) * (H - 2 * pad);
   const dots = r.candidates

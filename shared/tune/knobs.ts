@@ -7,6 +7,7 @@
  * Only knobs the target can use are offered: no forecast knobs without a forecast section, no
  * error-budget bounds without the SLO control.
  */
+import { appendAll } from '../arrays/extent.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
 
@@ -112,7 +113,7 @@ export function knobsFor(t: TargetPolicy): Knob[] {
   if (t.warmPool?.enabled) {
     knobs.push({ name: 'standby', path: ['warmPool', 'maxSize'], values: [0, 1, 2, 4] });
   }
-  knobs.push(...sloKnobs(t));
+  appendAll(knobs, sloKnobs(t));
   return knobs;
 }
 

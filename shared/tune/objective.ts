@@ -4,6 +4,7 @@
  * margin. A setting that holds it over the whole training part by being clean one week and over
  * budget the next is fitted to that part, not to the traffic, so every fold must hold it.
  */
+import { maxOf } from '../arrays/extent.ts';
 import type { ResolvedSlo } from '../slo/objective.ts';
 import type { Figures, Fold } from './evaluate.ts';
 
@@ -55,8 +56,7 @@ function foldLoad(f: Fold, goal: Goal): number {
 }
 
 /** The worst fold's share of its allowance: at most 1 is feasible. */
-export const worstFold = (f: Figures, goal: Goal): number =>
-  Math.max(...f.folds.map((x) => foldLoad(x, goal)));
+export const worstFold = (f: Figures, goal: Goal): number => maxOf(f.folds.map((x) => foldLoad(x, goal)));
 
 /** Whether a candidate holds the goal in every fold. */
 export function feasible(f: Figures, goal: Goal): boolean {

@@ -4,6 +4,7 @@
  * and on the held-out part side by side (attainment against the objective, cost), the verdict,
  * what was written and what changed.
  */
+import { maxOf } from '../arrays/extent.ts';
 import type { PolicySummary } from '../backtest/types.ts';
 import type { Figures } from './evaluate.ts';
 import type { KnobValue } from './knobs.ts';
@@ -123,7 +124,7 @@ const row = (name: string, x: Common, requestsViolationRatio: number): Row => ({
 
 const fromFigures = (name: string, f: Figures): Row => ({
   ...row(name, f, f.requestsViolationRatio),
-  worstFold: 1 - Math.max(...f.folds.map((x) => x.violationRatio)),
+  worstFold: 1 - maxOf(f.folds.map((x) => x.violationRatio)),
 });
 
 const fromSummary = (name: string, s: PolicySummary): Row => row(name, s, s.requestsInViolationRatio);
@@ -163,7 +164,12 @@ function table(rows: Row[], requests: boolean): string[] {
     whole.format(x.violationMinutes),
     whole.format(x.scalingActions),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const widths = head.map((h, i) =>
+    maxOf(
+      cells.map((c) => c[i]!.length),
+      h.length,
+    ),
+  );
   const line = (c: string[]) =>
     c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];

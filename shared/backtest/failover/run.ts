@@ -4,6 +4,7 @@
  * routing by the failover planner (or Route 53's health check for route-only). Pure apart from
  * the progress callback.
  */
+import { maxOf } from '../../arrays/extent.ts';
 import { type PolicyFile, plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
 import { buildPolicies } from '../policies/index.ts';
 import type { Policy } from '../policies/types.ts';
@@ -121,7 +122,7 @@ export function planStrategy(
   const { group, targets } = strategyGroup(name, target, groupSettings(input.policy, target.id), warmFloor);
   const mirror = targets[1]!;
   // Each active region starts with the initial fleet for its half: ceil(opening peak / 2 / mu).
-  const opening = Math.max(...workload.work.slice(0, scenario.coldStartMinutes + 1));
+  const opening = maxOf(workload.work.slice(0, scenario.coldStartMinutes + 1));
   const half = instancesFor(opening / 2, scenario.mu * scenario.peakInstances, scenario.peakInstances, 1);
   const standbyStart = name === 'pilot-light' ? 0 : Math.max(mirror.scaling.minCapacity, warmFloor);
   return {

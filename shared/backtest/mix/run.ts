@@ -13,6 +13,7 @@
  * spot at `spotFraction` of it, all in one interruption band, maxPercent 70, nothing committed
  * unless asked.
  */
+import { minOf } from '../../arrays/extent.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { type MixPolicy, replacementLeadMinutes } from '../../mix/types.ts';
 import { committedUsdPerHour } from '../../policy/capacity-mix-rules.ts';
@@ -130,7 +131,7 @@ function oracleRun(
   requests: number,
 ): MixRunSummary {
   const eligible = spotPools(p);
-  const cheapest = Math.min(...eligible.map((x) => x.spotUsdPerHour ?? Number.POSITIVE_INFINITY));
+  const cheapest = minOf(eligible.map((x) => x.spotUsdPerHour ?? Number.POSITIVE_INFINITY));
   const share = (p.mix.spot?.maxPercent ?? 0) / 100;
   let committed = 0;
   let onDemand = 0;

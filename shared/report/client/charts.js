@@ -97,8 +97,10 @@ function mainSeries(model, shown) {
 function orderLegend(u, index) {
   const rows = u.root.querySelectorAll('.u-legend .u-series');
   const order = [0, index.oracle, ...(index.forecast ?? []), index.demand];
-  for (const p of index.policies)
-    order.push(p.ready, p.provisioned, ...(p.warmPool === null ? [] : [p.warmPool]));
+  for (const p of index.policies) {
+    order.push(p.ready, p.provisioned);
+    if (p.warmPool !== null) order.push(p.warmPool);
+  }
   const body = rows[0]?.parentNode;
   for (const i of order) if (rows[i] && body) body.append(rows[i]);
 }

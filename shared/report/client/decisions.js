@@ -170,6 +170,7 @@ export function fillLog(table, caption, hits, goTo, current) {
     tr.append(cell(doc, reasons.join(', '), 'codes'), cell(doc, message));
     return tr;
   });
+  // spread-ok: at most LOG_ROWS (100) rows
   table.tBodies[0].replaceChildren(...rows);
   caption.textContent =
     hits.length > shown.length

@@ -128,6 +128,7 @@ function start() {
   window.addEventListener('resize', () => {
     for (const c of charts) c.setSize({ width: width(), height: c.height });
   });
+  // spread-ok: a [from, to] pair
   nav.zoomTo(...model.busiestDay);
   // A trace of a day or less opens on all of it: no change of scale, so no hook; fill them here.
   updateLog(main.u);

@@ -64,6 +64,7 @@ export function navigation(model, main, figure, line) {
     const span = [Math.max(0, minute - AROUND), Math.min(model.minutes - 1, minute + AROUND)];
     const name = `the two hours around ${policy.name}'s decision at ${formatMinute(minute)}`;
     around = { policy: policy.name, minute, span, name };
+    // spread-ok: a [from, to] pair
     zoomTo(...span);
     showChart(figure);
   };
@@ -81,6 +82,7 @@ export function navigation(model, main, figure, line) {
       b.type = 'button';
       b.textContent = text;
       if (i === 0) b.className = 'primary';
+      // spread-ok: a [from, to] pair
       b.addEventListener('click', () => zoomTo(...span));
       container.append(b);
     });

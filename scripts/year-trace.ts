@@ -1,0 +1,71 @@
+/**
+ * A synthetic per-minute trace of any length (a year by default: 365 x 1,440 = 525,600 minutes),
+ * for checking that every command copes with an operator's long history (issue 18, "Any
+ * length"). Deterministic: the same minutes and seed give the same counts on any machine.
+ *
+ * Shaped like a web or inference service, at NASA July 1995's scale (about 65 requests a
+ * minute on average, so the reference scenario sizes the fleet alike):
+ * - a daily cycle peaking at 15:00 with a night trough of 0.35x the day's peak level;
+ * - a weekly cycle: Saturday and Sunday at 0.65x;
+ * - growth of 50 % over 365 days, compounding per minute;
+ * - bursts: on about 3 days in 10, one flash crowd of 2-4x lasting 5-45 minutes, decaying;
+ * - Poisson-like noise (normal with variance equal to the mean, rounded, never below 0).
+ */
+import { writeFileSync } from 'node:fs';
+import { mulberry32 } from '../shared/backtest/noise.ts';
+
+export const YEAR_MINUTES = 365 * 1440;
+const DAY = 1440;
+
+/** A standard normal draw (Box-Muller); u1 is kept above 0 so log stays finite. */
+function normal(rand: () => number): number {
+  const u1 = Math.max(rand(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rand());
+}
+
+/** The expected requests of minute m before bursts: 60 x daily x weekly x growth. */
+export function expectedAt(m: number, minutes: number): number {
+  const hour = (m % DAY) / 60;
+  // 0.35 at 03:00, 1.0 at 15:00: a cosine between the two.
+  const daily = 0.675 + 0.325 * Math.cos(((hour - 15) / 24) * 2 * Math.PI);
+  const weekday = Math.floor(m / DAY) % 7;
+  const weekly = weekday >= 5 ? 0.65 : 1;
+  const growth = 1.5 ** (m / Math.max(minutes, 1));
+  return 90 * daily * weekly * growth;
+}
+
+/** Requests per minute for `minutes` minutes, whole numbers, as the trace reader returns them. */
+export function yearTrace(minutes = YEAR_MINUTES, seed = 18): number[] {
+  // mulberry32, not Math.random: the same seed gives the same trace on any machine.
+  const rand = mulberry32(seed);
+  const burst = new Float64Array(minutes).fill(1);
+  for (let day = 0; day * DAY < minutes; day++) {
+    if (rand() >= 0.3) continue;
+    const start = day * DAY + Math.floor(rand() * DAY);
+    const height = 2 + 2 * rand();
+    const length = 5 + Math.floor(rand() * 41);
+    // Decays linearly from `height` to 1 over the burst: a crowd arrives at once, then thins.
+    for (let i = 0; i < length && start + i < minutes; i++)
+      burst[start + i] = height - ((height - 1) * i) / length;
+  }
+  const out = new Array<number>(minutes);
+  for (let m = 0; m < minutes; m++) {
+    const mean = expectedAt(m, minutes) * burst[m]!;
+    out[m] = Math.max(0, Math.round(mean + Math.sqrt(mean) * normal(rand)));
+  }
+  return out;
+}
+
+/** The trace as the CSV the backtest reads (`minute,requests`); about 6 MB for a year. */
+export function yearTraceCsv(minutes = YEAR_MINUTES, seed = 18): string {
+  const requests = yearTrace(minutes, seed);
+  const lines = new Array<string>(requests.length + 1);
+  lines[0] = 'minute,requests';
+  for (let m = 0; m < requests.length; m++) lines[m + 1] = `${m},${requests[m]}`;
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes the trace to `file` (a temporary path: a year is too large to commit). */
+export function writeYearTrace(file: string, minutes = YEAR_MINUTES, seed = 18): void {
+  writeFileSync(file, yearTraceCsv(minutes, seed));
+}
