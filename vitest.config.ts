@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one fork on a 2-core machine. Many
+    // tests wait on moto or a child process, so two forks keep both cores busy.
+    maxWorkers: 2,
   },
 });
