@@ -83,13 +83,22 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
   const { status, newBad, control: c, now } = input;
   const before = prev ?? initialHeadroom();
   const factor = clamp(before.factor, c);
-  const moved = (next: number, reason: HeadroomReason, message: string, state: HeadroomState) => ({
+  // The sentence is built only when read: the backtest steps every simulated minute and reads
+  // none of them (the decision's own sentence comes from shared/engine/message.ts).
+  const moved = (
+    next: number,
+    reason: HeadroomReason,
+    message: () => string,
+    state: HeadroomState,
+  ): HeadroomDecision => ({
     factor: next,
     reason,
-    message,
+    get message() {
+      return message();
+    },
     state,
   });
-  const hold = (reason: HeadroomReason, message: string): HeadroomDecision =>
+  const hold = (reason: HeadroomReason, message: () => string): HeadroomDecision =>
     moved(factor, reason, message, { ...before, factor });
   const burns = () =>
     `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
@@ -98,7 +107,7 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
     return moved(
       next,
       'BudgetExhausted',
-      `error budget exhausted (${burns()}): most headroom, load targets at ${f2(next)}x`,
+      () => `error budget exhausted (${burns()}): most headroom, load targets at ${f2(next)}x`,
       {
         ...before,
         factor: next,
@@ -106,14 +115,16 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
     );
   }
   const fast = status.fastBurn;
-  if (fast === null) return hold('SloNoData', `no SLI reading yet: load targets held at ${f2(factor)}x`);
+  if (fast === null)
+    return hold('SloNoData', () => `no SLI reading yet: load targets held at ${f2(factor)}x`);
   const burning = newBad > 0 && fast > 1 && status.pace > c.spendTarget;
   if (burning && since(before.lastTightenAt, now, c.tightenEveryMinutes) && factor > c.minTargetFactor) {
     const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast)), c);
     return moved(
       next,
       'BudgetBurning',
-      `error budget burning (${burns()}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      () =>
+        `error budget burning (${burns()}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
       { ...before, factor: next, lastTightenAt: now },
     );
   }
@@ -123,9 +134,10 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
     return moved(
       next,
       'BudgetSpare',
-      `error budget spare (${burns()}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
+      () =>
+        `error budget spare (${burns()}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
       { ...before, factor: next, lastLoosenAt: now },
     );
   }
-  return hold('BudgetSteady', `error budget steady (${burns()}): load targets held at ${f2(factor)}x`);
+  return hold('BudgetSteady', () => `error budget steady (${burns()}): load targets held at ${f2(factor)}x`);
 }
