@@ -6,37 +6,23 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '#shared/engine/decide.ts';
 import type { SignalSnapshot } from '#shared/engine/types.ts';
-import { policyOrThrow } from '#shared/policy/load.ts';
 import { SloControlSchema } from '#shared/policy/slo-schema.ts';
 import { controlHeadroom } from '#shared/slo/control.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '#shared/slo/headroom.ts';
+import { targetPolicy } from '../engine/harness.ts';
 import { budget } from './support.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
-const target = policyOrThrow({
-  version: 1,
-  targets: [
-    {
-      id: 'chat',
-      kind: 'sagemaker-variant',
-      region: 'us-east-1',
-      endpointName: 'chat',
-      scaling: { minCapacity: 1, maxCapacity: 50 },
-      signals: [
-        { metric: 'invocationsPerInstance', target: 100 },
-        { metric: 'gpuUtilization', target: 80 },
-        { metric: 'p95LatencyMs', sloMs: 2000 },
-      ],
-      damping: {
-        scaleOutBreaches: 1,
-        scaleInBreaches: 1,
-        scaleOutCooldownSeconds: 0,
-        scaleInCooldownSeconds: 0,
-      },
-      panic: { enabled: false },
-    },
+// The engine tests' builder (tests/engine/harness.ts): a variant with scaling 1-50.
+const target = targetPolicy({
+  signals: [
+    { metric: 'invocationsPerInstance', target: 100 },
+    { metric: 'gpuUtilization', target: 80 },
+    { metric: 'p95LatencyMs', sloMs: 2000 },
   ],
-}).targets[0]!;
+  damping: { scaleOutBreaches: 1, scaleInBreaches: 1, scaleOutCooldownSeconds: 0, scaleInCooldownSeconds: 0 },
+  panic: { enabled: false },
+});
 
 const status = budget;
 
