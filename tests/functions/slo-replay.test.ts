@@ -72,7 +72,12 @@ const BAD: Minute = { latencyMs: 2600, perInstance: 70 };
 const CALM = Array.from({ length: 5 }, () => GOOD());
 const INCIDENT = [...CALM, BAD, BAD, BAD, BAD];
 
-async function replay(timeline: readonly Minute[], policy = POLICY(), item?: Record<string, unknown>) {
+async function replay(
+  timeline: readonly Minute[],
+  policy = POLICY(),
+  item?: Record<string, unknown>,
+  failClaimAt?: number,
+) {
   const h = harness({ endpoint: { current: 2, desired: 2 } });
   h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, policy);
   if (item) h.table.items.set('TARGET#chat-llm|STATE', item);
@@ -83,6 +88,16 @@ async function replay(timeline: readonly Minute[], policy = POLICY(), item?: Rec
     Object.assign(h.metricValues, { ModelLatency: m.latencyMs * US, InvocationsPerInstance: m.perInstance });
     h.setMetricMinute(minuteBefore(now));
     h.takeCalls();
+    // The state item's write refused once (throttled), as DynamoDB would refuse the claim's UpdateItem.
+    const set = h.table.items.set.bind(h.table.items);
+    if (i === failClaimAt)
+      h.table.items.set = (k, v) => {
+        h.table.items.set = set;
+        if (!k.endsWith('|STATE')) return set(k, v);
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+          name: 'ThrottlingException',
+        });
+      };
     const [record] = (await h.evaluate(tickAt(now, `tick-${i}`), now)).records;
     steps.push({ record: record!, calls: h.takeCalls(), item: structuredClone(h.table.state('chat-llm')) });
   }
@@ -160,6 +175,25 @@ describe('the error budget across minute ticks', () => {
     expect(record.decision!.message).toMatch(/error budget burns \d+\.\dx/);
     expect(record.inputs.slo).toMatchObject({ sample: { good: false }, badMinutes: bad });
     expect(decodeState(item).slo?.headroom.factor).toBe(record.decision!.headroom!.factor);
+  });
+
+  it('a claim refused by DynamoDB (throttled) writes nothing; the next tick steps from what is stored, counting no minute twice', async () => {
+    const { steps } = await replay(INCIDENT, POLICY(), undefined, 6);
+    const ledger = (i: number) => decodeState(steps[i]!.item).slo!.ledger;
+    const observed = (i: number) => ledger(i).hours.reduce((n, h) => n + h[1], 0);
+    // Tick 6's write failed: its record says so, and the item is tick 5's, byte for byte.
+    expect(steps.map((s) => s.record.outcome)).toEqual([...Array(6).fill('held'), 'failed', 'held', 'held']);
+    expect(steps[6]!.item).toEqual(steps[5]!.item);
+    // Tick 7 reads tick 5's ledger and adds its own minute: tick 6's minute is unobserved, not lost
+    // twice or counted twice.
+    expect(observed(7)).toBe(observed(5) + 1);
+    expect(ledger(7).minutes.map(([m]) => m)).toEqual([
+      ...ledger(5).minutes.map(([m]) => m),
+      ledger(7).newest,
+    ]);
+    expect(steps[8]!.record.decision!.headroom!.factor).toBeLessThanOrEqual(
+      decodeState(steps[5]!.item).slo!.headroom.factor,
+    );
   });
 
   it('the lowered factor scales out on load the policy as written holds', async () => {
