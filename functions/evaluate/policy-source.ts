@@ -1,17 +1,17 @@
 /**
  * The policy, read from its SSM parameter and the parts under `<name>/parts/`
- * (shared/control/policy-store.ts) at cold start and again once POLICY_CACHE_SECONDS have
+ * (shared/policy-store/read.ts) at cold start and again once POLICY_CACHE_SECONDS have
  * passed. An invalid update (of the main parameter or of any part) keeps the last good policy:
  * every problem is logged as its own line naming the parameter, and PolicyLoadFailures is
  * emitted (the template alarms on it). With no good policy at all (an invalid policy at cold
  * start) the invocation fails: nothing is decided on a guess, and never on part of the fleet.
  */
 
-import type { ParametersPort } from '../../shared/aws/ssm.ts';
-import { PolicyReadError, readPolicy } from '../../shared/control/policy-store.ts';
 import { sourceProblems } from '../../shared/control/sources.ts';
 import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
+import { PolicyReadError, readPolicy } from '../../shared/policy-store/read.ts';
 import type { Telemetry } from './telemetry.ts';
 
 export interface PolicySource {

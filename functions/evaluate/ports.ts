@@ -12,13 +12,14 @@ import {
   sageMakerAdapter,
 } from '../../shared/aws/sagemaker.ts';
 import { type ExecutionsPort, stepFunctionsAdapter } from '../../shared/aws/sfn.ts';
-import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { ssmParameters } from '../../shared/aws/ssm.ts';
 import {
   type FailoverStatesPort,
   failoverStateReads,
   type StateBatchPort,
   stateBatchReads,
 } from '../../shared/aws/state-batch.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 
 export interface Ports {
   metrics: MetricsPort;

@@ -18,8 +18,8 @@ import { ssmParameters } from '../../shared/aws/ssm.ts';
 import { parseEnvironment, envName as required } from '../../shared/control/config.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { readPolicy } from '../../shared/control/policy-store.ts';
 import { resolveFailoverGroups } from '../../shared/failover/group.ts';
+import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { ActPorts, CheckInput, TargetRef } from './act.ts';
 
 export const ActConfigSchema = z.object({

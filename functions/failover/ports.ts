@@ -16,7 +16,8 @@ import {
   type GroupReadsPort as GroupsPort,
 } from '../../shared/aws/group-capacity.ts';
 import { type SageMakerPort, sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
-import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { ssmParameters } from '../../shared/aws/ssm.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 
 export interface FailoverPorts {
   parameters: ParametersPort;

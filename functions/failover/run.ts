@@ -18,13 +18,13 @@ import { clip } from '../../shared/control/bounded.ts';
 import { failoverInput, needsExecution } from '../../shared/control/failover-input.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { readPolicy } from '../../shared/control/policy-store.ts';
 import { expiresAtFor, newDecisionId } from '../../shared/control/records.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover/group.ts';
 import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
+import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { FailoverConfig } from './config.ts';
 import type { FailoverPorts } from './ports.ts';
 

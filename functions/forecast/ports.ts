@@ -4,8 +4,9 @@ import type { ForecastClients } from '../../shared/aws/clients.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
 import { dynamoFloorStore, type FloorStorePort } from '../../shared/aws/forecast-store.ts';
 import { type ScheduledActionsPort, scheduledActionsAdapter } from '../../shared/aws/scheduled-actions.ts';
-import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { ssmParameters } from '../../shared/aws/ssm.ts';
 import { type WarmPoolsPort, warmPoolsAdapter } from '../../shared/aws/warm-pools.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 
 export interface ForecastPorts {
   history: HistoryPort;

@@ -32,10 +32,10 @@ import type { HistoryNeed } from '../../shared/control/history-plan.ts';
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { storedLead } from '../../shared/control/lead-samples.ts';
 import { isNoiseFresh } from '../../shared/control/noise.ts';
-import { readPolicy } from '../../shared/control/policy-store.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
+import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { ForecastConfig } from './config.ts';
 import { readHistories } from './history.ts';
 import type { ForecastPorts } from './ports.ts';
@@ -84,7 +84,7 @@ export class ForecastRunError extends Error {
 
 /**
  * The policy parameter and its parts under `<name>/parts/`, merged and validated as one
- * (shared/control/policy-store.ts); a bad part fails the run like a bad main parameter.
+ * (shared/policy-store/read.ts); a bad part fails the run like a bad main parameter.
  */
 async function loadPolicy(deps: ForecasterDeps): Promise<PolicyFile> {
   const merged = await readPolicy(deps.ports.parameters, deps.config.POLICY_PARAMETER_NAME);

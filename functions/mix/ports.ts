@@ -7,9 +7,10 @@ import { dynamoMixRecords, type MixRecordsPort } from '../../shared/aws/mix-reco
 import { dynamoMixStore, type MixStorePort } from '../../shared/aws/mix-store.ts';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
 import { dynamoSpotStore, type SpotStorePort } from '../../shared/aws/spot-store.ts';
-import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { ssmParameters } from '../../shared/aws/ssm.ts';
 import { type StateBatchPort, stateBatchReads } from '../../shared/aws/state-batch.ts';
 import { type VariantWeightsPort, variantWeightsAdapter } from '../../shared/aws/variant-weights.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 
 export interface MixPorts {
   parameters: ParametersPort;

@@ -4,7 +4,8 @@ import { dynamoMixStore, type MixStorePort } from '../../shared/aws/mix-store.ts
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
 import { type SpotGroupsPort, spotGroups } from '../../shared/aws/spot-events.ts';
 import { dynamoSpotStore, type SpotStorePort } from '../../shared/aws/spot-store.ts';
-import { type ParametersPort, ssmParameters } from '../../shared/aws/ssm.ts';
+import { ssmParameters } from '../../shared/aws/ssm.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 
 export interface SpotEventsPorts {
   parameters: ParametersPort;

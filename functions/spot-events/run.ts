@@ -14,10 +14,10 @@
  * calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
  */
 import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { readPolicy } from '../../shared/control/policy-store.ts';
 import { instanceOf, parseSpotBody, type SpotEvent } from '../../shared/interruptions/events.ts';
 import { type MixPolicy, resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
+import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { SpotEventsConfig } from './config.ts';
 import type { SpotEventsPorts } from './ports.ts';
 import { handleTarget } from './target.ts';

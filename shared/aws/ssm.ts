@@ -2,23 +2,8 @@
 
 import { GetParameterCommand, GetParametersByPathCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { appendAll } from '../arrays/extent.ts';
+import type { ParametersPort, StoredParameter } from '../policy-store/parameters.ts';
 import { errorName } from './clients.ts';
-
-/** One parameter as stored: its full name and its value. */
-export interface StoredParameter {
-  name: string;
-  value: string;
-}
-
-export interface ParametersPort {
-  /** The parameter's value, or null when it does not exist. */
-  get(name: string): Promise<string | null>;
-  /**
-   * The parameters directly under `path` (not deeper), sorted by name; none is an empty list.
-   * `path` has no trailing slash: "/governor/policy/parts".
-   */
-  under(path: string): Promise<StoredParameter[]>;
-}
 
 /** SSM's page size for GetParametersByPath: 10 is its maximum. */
 const PAGE = 10;

@@ -1,7 +1,7 @@
 /**
  * `governor policy split --in policy.yaml --out-dir DIR`: a policy too large for one SSM
- * parameter, as a main document and parts that each fit one (shared/control/policy-split.ts),
- * checked to merge back into the same policy (shared/control/policy-parts.ts), and the aws ssm
+ * parameter, as a main document and parts that each fit one (shared/policy-store/split.ts),
+ * checked to merge back into the same policy (shared/policy-store/parts.ts), and the aws ssm
  * commands that publish them, printed in the order that never leaves the functions a smaller
  * fleet: the parts, then the main parameter, then the deletion of parts no longer in the policy.
  * Between those writes a reader may see a target twice (the policy load fails and the last good
@@ -11,8 +11,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 import { maxOf } from '../arrays/extent.ts';
-import { mergePolicyParts, partsPath } from '../control/policy-parts.ts';
-import { bytes, PARAMETER_MAX_BYTES, partSuffix, splitPolicy } from '../control/policy-split.ts';
+import { mergePolicyParts, partsPath } from '../policy-store/parts.ts';
+import { bytes, PARAMETER_MAX_BYTES, partSuffix, splitPolicy } from '../policy-store/split.ts';
 import { readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, RunError, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';

@@ -4,12 +4,13 @@
  * cross-field rules and the CloudWatch source rules (sourceProblems), so a file that passes here
  * is not refused after a deploy.
  *
- * `governor validate MAIN --part FILE ...` checks a policy in parts (shared/control/policy-parts.ts)
+ * `governor validate MAIN --part FILE ...` checks a policy in parts (shared/policy-store/parts.ts)
  * as the functions merge the policy parameter and the parameters under `<name>/parts/`: the
  * parts in file-name order after the main file's targets, every problem naming its file.
  */
-import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../control/policy-parts.ts';
+
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
+import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../policy-store/parts.ts';
 import { describeObjective, sloOf } from '../slo/objective.ts';
 import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';

@@ -10,7 +10,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mergePolicyParts } from '#shared/control/policy-parts.ts';
+import { mergePolicyParts } from '#shared/policy-store/parts.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { fleetYaml } from '../control/policy-fleet.ts';
 import { runCli } from '../support/cli.ts';

@@ -1,12 +1,12 @@
 /**
- * The policy in parts (shared/control/policy-parts.ts): a main document and parts merge into
+ * The policy in parts (shared/policy-store/parts.ts): a main document and parts merge into
  * one policy validated as one, every problem naming the document it comes from; splitting any
  * valid policy and merging the parts gives back the same validated policy.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mergePolicyParts, type PolicyText, partsPath } from '#shared/control/policy-parts.ts';
-import { bytes, splitPolicy } from '#shared/control/policy-split.ts';
+import { mergePolicyParts, type PolicyText, partsPath } from '#shared/policy-store/parts.ts';
+import { bytes, splitPolicy } from '#shared/policy-store/split.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { exampleFleet, fleetYaml } from './policy-fleet.ts';
 

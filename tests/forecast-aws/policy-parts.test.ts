@@ -1,10 +1,10 @@
 /**
  * The forecast function reading a policy in parts, as the evaluate function does
- * (shared/control/policy-store.ts): the main parameter's targets and every part's, merged and
+ * (shared/policy-store/read.ts): the main parameter's targets and every part's, merged and
  * validated as one; a bad part fails the run before any metric is read, naming the part.
  */
 import { describe, expect, it } from 'vitest';
-import { splitPolicy } from '#shared/control/policy-split.ts';
+import { splitPolicy } from '#shared/policy-store/split.ts';
 import { exampleFleet } from '../control/policy-fleet.ts';
 import { CONFIG, NOW, POLICY, rig, sent, tickAt } from './fakes.ts';
 

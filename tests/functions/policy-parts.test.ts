@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
-import { splitPolicy } from '#shared/control/policy-split.ts';
+import { splitPolicy } from '#shared/policy-store/split.ts';
 import { inShard } from '#shared/control/shards.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { exampleFleet } from '../control/policy-fleet.ts';

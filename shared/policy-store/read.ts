@@ -1,11 +1,11 @@
 /**
  * Reads the policy as the functions see it: the policy parameter and every parameter directly
- * under `<name>/parts/`, merged and validated as one (./policy-parts.ts). Two calls, side by
+ * under `<name>/parts/`, merged and validated as one (./parts.ts). Two calls, side by
  * side: GetParameter, and GetParametersByPath (10 parts a page; with no parts, one call that
  * returns none). Callers cache the result for POLICY_CACHE_SECONDS.
  */
-import type { ParametersPort } from '../aws/ssm.ts';
-import { type MergedPolicy, mergePolicyParts, partsPath } from './policy-parts.ts';
+import type { ParametersPort } from './parameters.ts';
+import { type MergedPolicy, mergePolicyParts, partsPath } from './parts.ts';
 
 /** Failed I/O reading the policy, naming the parameter or path that could not be read. */
 export class PolicyReadError extends Error {
