@@ -43,7 +43,8 @@ export const TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 5_000 } as c
 /**
  * For `governor history`, run by a person, not inside a Lambda deadline: one GetMetricData page
  * of a whole 15-day span of one-minute data can take CloudWatch (and moto, much more) well over
- * 5 s to assemble. A minute per attempt still ends a truly hung call.
+ * 5 s to assemble. A minute per attempt still ends a truly hung call; `--request-timeout S`
+ * replaces the minute (docs/history.md), and a call that runs out of it says "answered too slowly".
  */
 export const HISTORY_TIMEOUTS = { connectionTimeout: 5_000, requestTimeout: 60_000 } as const;
 

@@ -212,6 +212,9 @@ Each span is read at the finest period CloudWatch still keeps for its age: 1 min
   --region R        the region to read (default: the target's)
   --gaps MODE       interpolate: a line across each period without a datapoint (default);
                     zero: read such periods as idle (services that publish nothing when idle)
+  --request-timeout S
+                    seconds to wait for each GetMetricData answer before retrying it (default
+                    60, at most 600); raise it when an endpoint answers too slowly
   --help            this text
 
 Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, before any AWS call.`,

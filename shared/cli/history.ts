@@ -1,7 +1,8 @@
 /**
  * `governor history --target ID --policy FILE --days N --out FILE.csv [--end ISO] [--region R]
- * [--gaps interpolate|zero]`: a deployed target's demand from CloudWatch, written as a trace the
- * backtest reads, with a sidecar note (FILE.md) saying what was read and what was made up.
+ * [--gaps interpolate|zero] [--request-timeout S]`: a deployed target's demand from CloudWatch,
+ * written as a trace the backtest reads, with a sidecar note (FILE.md) saying what was read and
+ * what was made up.
  *
  * The clock is read once. Everything is checked before the first AWS call: options, the policy,
  * the target, --out, the window against CloudWatch's retention. Then one GetMetricData per span
@@ -13,7 +14,7 @@ import * as z from 'zod';
 import { clientConfig, HISTORY_TIMEOUTS } from '../aws/clients.ts';
 import { cloudWatchHistory } from '../aws/demand-history.ts';
 import { describeSources } from '../control/demand.ts';
-import { explainAwsError } from '../history/aws-errors.ts';
+import { explainAwsError, isUsageProblem } from '../history/aws-errors.ts';
 import { buildHistory, type History } from '../history/build.ts';
 import { GAP_FILLS } from '../history/gaps.ts';
 import { renderNote } from '../history/note.ts';
@@ -34,7 +35,14 @@ export const OPTIONS = {
   end: { type: 'string' },
   region: { type: 'string' },
   gaps: { type: 'string' },
+  'request-timeout': { type: 'string' },
 } as const;
+
+/**
+ * The most --request-timeout takes, in seconds: 10 minutes per attempt (4 attempts, 40 minutes)
+ * is past any answer worth waiting for, and refuses a value given in milliseconds by mistake.
+ */
+const MAX_REQUEST_TIMEOUT_S = 600;
 
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -80,6 +88,17 @@ const OptionsSchema = z.object({
   gaps: z
     .enum(GAP_FILLS, { error: (i) => `--gaps must be interpolate or zero, got ${quoted(i.input)}` })
     .default('interpolate'),
+  'request-timeout': z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, {
+      error: (i) => `--request-timeout must be a number of seconds, such as 120, got ${quoted(i.input)}`,
+    })
+    .transform(Number)
+    .refine((s) => s > 0 && s <= MAX_REQUEST_TIMEOUT_S, {
+      error: (i) =>
+        `--request-timeout must be more than 0 and at most ${MAX_REQUEST_TIMEOUT_S} seconds, got ${quoted(i.input)}`,
+    })
+    .default(HISTORY_TIMEOUTS.requestTimeout / 1000),
 });
 
 export type HistoryOptions = z.infer<typeof OptionsSchema>;
@@ -147,21 +166,22 @@ async function prepare(args: string[], io: CliIo, now: number): Promise<Job> {
 
 /**
  * The spans read and built into a history, or the one line saying why not (exit 1). Credential,
- * permission and region problems are the operator's to fix: a UsageError (exit 2).
+ * permission and region problems are the operator's to fix: a UsageError (exit 2). An endpoint
+ * that does not answer, or answers too slowly, is a run that could not finish (exit 1).
  */
 async function readHistory(job: Job): Promise<History | string> {
   const { target, region, plan } = job;
   const endpoint = process.env.AWS_ENDPOINT_URL || undefined;
+  const requestTimeoutMs = job.options['request-timeout'] * 1000;
+  const timeouts = { ...HISTORY_TIMEOUTS, requestTimeout: requestTimeoutMs };
   const clientFor = (r: string) =>
-    new CloudWatchClient(
-      clientConfig({ region: r, timeouts: HISTORY_TIMEOUTS, ...(endpoint ? { endpoint } : {}) }, r),
-    );
+    new CloudWatchClient(clientConfig({ region: r, timeouts, ...(endpoint ? { endpoint } : {}) }, r));
   let read: Awaited<ReturnType<typeof readSpans>>;
   try {
     read = await readSpans(cloudWatchHistory(clientFor), target, region, plan);
   } catch (error) {
-    const problem = explainAwsError(error, { region, ...(endpoint ? { endpoint } : {}) });
-    if (problem.kind !== 'failure') throw new UsageError(problem.message);
+    const problem = explainAwsError(error, { region, requestTimeoutMs, ...(endpoint ? { endpoint } : {}) });
+    if (isUsageProblem(problem)) throw new UsageError(problem.message);
     return problem.message;
   }
   if (!read.ok) return read.message;

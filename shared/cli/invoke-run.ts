@@ -102,14 +102,19 @@ export async function offline(io: CliIo, inv: Invocation, recorded: Recorded, fi
 }
 
 /**
- * An endpoint that does not answer is the operator's to start: one line, exit 1, before the
- * handler turns the refused connections into a failed policy load and failed records. Any HTTP
- * answer will do (moto answers 404 on /).
+ * An endpoint that does not answer is the operator's to start: one line, exit 1 (as `governor
+ * history` exits for the same endpoint), before the handler turns the refused connections into a
+ * failed policy load and failed records. Any HTTP answer will do (moto answers 404 on /). One that
+ * takes a connection and no answer within `timeoutMs` is hung or overloaded, and says so.
  */
-async function checkEndpoint(endpoint: string): Promise<void> {
+export async function checkEndpoint(endpoint: string, timeoutMs = 5000): Promise<void> {
   try {
-    await fetch(endpoint, { signal: AbortSignal.timeout(5000) });
+    await fetch(endpoint, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
+    if ((error as Error).name === 'TimeoutError')
+      throw new RunError(
+        `AWS_ENDPOINT_URL ${endpoint} answered too slowly: no HTTP answer within ${timeoutMs / 1000} s: it is hung or overloaded: restart it (npm run local -- --keep prints a working command), or unset AWS_ENDPOINT_URL and pass --metrics FILE`,
+      );
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (error as Error).name;
     throw new RunError(

@@ -1,11 +1,12 @@
 /** `governor invoke evaluate`: bad input exits 2 with one line; without AWS_ENDPOINT_URL nothing reaches AWS. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type CliIo, EXIT } from '#shared/cli/io.ts';
+import { checkEndpoint } from '#shared/cli/invoke-run.ts';
+import { type CliIo, EXIT, RunError } from '#shared/cli/io.ts';
 import { main } from '#shared/cli/main.ts';
+import { closedPort, hungEndpoint } from '../support/hung-endpoint.ts';
 
 const run = async (args: string[]) => {
   const out: string[] = [];
@@ -292,16 +293,8 @@ describe('governor invoke evaluate --metrics: the handler over recorded readings
   });
 });
 
-/** A loopback port nothing listens on: the OS gave it out and it was closed again. */
-const closedPort = () =>
-  new Promise<number>((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-
 describe('governor invoke evaluate against an endpoint that does not answer', () => {
+  const hung = hungEndpoint(); // accepts, reads, never answers
   it('says to start the emulator or pass --metrics: one line, exit 1', async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
     vi.stubEnv('AWS_ENDPOINT_URL', endpoint);
@@ -318,5 +311,13 @@ describe('governor invoke evaluate against an endpoint that does not answer', ()
       `governor invoke: AWS_ENDPOINT_URL ${endpoint} does not answer (ECONNREFUSED): start the emulator (npm run local -- --keep prints a working command), or unset AWS_ENDPOINT_URL and pass --metrics FILE`,
     );
     expect(err).toHaveLength(1);
+  });
+
+  it('an endpoint that takes the connection and no answer in time answered too slowly: it is hung or overloaded', async () => {
+    await expect(checkEndpoint(hung.url(), 200)).rejects.toThrow(
+      new RunError(
+        `AWS_ENDPOINT_URL ${hung.url()} answered too slowly: no HTTP answer within 0.2 s: it is hung or overloaded: restart it (npm run local -- --keep prints a working command), or unset AWS_ENDPOINT_URL and pass --metrics FILE`,
+      ),
+    );
   });
 });

@@ -288,6 +288,16 @@ describe('bad input: one line, exit 2, no AWS call, nothing written', () => {
       says: /^--gaps must be interpolate or zero, got "guess"$/,
     },
     {
+      case: 'a --request-timeout that is not a number of seconds',
+      argv: ['--target', 'chat-llm', '--days', '1', '--request-timeout', '2m', ...base],
+      says: /^--request-timeout must be a number of seconds, such as 120, got "2m"$/,
+    },
+    {
+      case: 'a --request-timeout given in milliseconds by mistake',
+      argv: ['--target', 'chat-llm', '--days', '1', '--request-timeout', '60000', ...base],
+      says: /^--request-timeout must be more than 0 and at most 600 seconds, got "60000"$/,
+    },
+    {
       case: 'an --out that is not a .csv',
       argv: ['--target', 'chat-llm', '--days', '1', '--policy', POLICY, '--out', 'history.txt'],
       says: /^--out must name a \.csv file \(the note is written beside it as NAME\.md\), got "history\.txt"$/,
@@ -358,6 +368,17 @@ describe('when CloudWatch cannot answer', () => {
       error: unreachable,
       code: 2,
       says: /^cannot reach CloudWatch in region us-east-1 \(ENOTFOUND\): check --region/,
+    },
+    {
+      case: 'an endpoint that answered too slowly on every attempt',
+      error: Object.assign(
+        new Error(
+          '@smithy/node-http-handler - [ERROR] a request has exceeded the configured 60000 ms requestTimeout.',
+        ),
+        { name: 'TimeoutError', code: 'ETIMEDOUT', $metadata: { attempts: 4 } },
+      ),
+      code: 1,
+      says: /^CloudWatch in region us-east-1 answered too slowly: no GetMetricData answer within 60 s on any of 4 attempts: raise --request-timeout \(now 60 s\)/,
     },
     {
       case: 'throttling after the client’s retries',
