@@ -2,7 +2,7 @@
  * One evaluate tick at scale: 50, 500 and 1,000 SageMaker variant targets in one region, through
  * the real evaluator and adapters over aws-sdk-client-mock (tests/scale/world.ts). Prints, never
  * fails on a slow machine:
- * - the SDK calls of a tick (shared/control/tick-calls.ts is their formula);
+ * - the SDK calls of a tick (shared/invocation/tick-calls.ts is their formula);
  * - CPU: the tick with every call answered at once, per target, as a ratio to 50 targets;
  * - modeled: the tick with each call answered after a typical in-region round trip (LATENCY_MS),
  *   calm (every target held) and storm (every target starts a scale-out), per target, and the

@@ -1,7 +1,5 @@
 /** What one target's evaluation works with: the invocation's context and the target's reads. */
 import type { Capacity } from '../../shared/aws/capacity.ts';
-import type { TimeLeft } from '../../shared/control/budget.ts';
-import type { Config, Mode } from '../../shared/control/config.ts';
 import type { Conflict } from '../../shared/control/conflicts.ts';
 import type { LeadSample } from '../../shared/control/lead-time.ts';
 import type { Plan } from '../../shared/control/plan.ts';
@@ -10,6 +8,8 @@ import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
 import type { StoredSlo } from '../../shared/control/slo-state.ts';
 import type { StoredState } from '../../shared/control/state.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
+import type { TimeLeft } from '../../shared/invocation/budget.ts';
+import type { Config, Mode } from '../../shared/invocation/config.ts';
 import type { FailoverFloorInput } from './failover-floor.ts';
 import type { HeldPlan, MixPlanInput } from './mix-plan.ts';
 import type { Ports } from './ports.ts';
@@ -21,13 +21,13 @@ export interface TargetContext {
   ports: Ports;
   telemetry: Telemetry;
   now: number;
-  /** The kill switch is on (shared/control/kill-switch.ts: anything but "off", missing, unreadable). */
+  /** The kill switch is on (shared/invocation/kill-switch.ts: anything but "off", missing, unreadable). */
   killSwitch: boolean;
   /** Why the switch is on when not simply "on" (missing, unreadable, another value), for the record. */
   killSwitchWhy?: string;
   /** The raw value judged off, passed to the state machine, which re-checks it (null when on). */
   killSwitchValue: string | null;
-  /** Milliseconds left before the invocation's deadline (shared/control/budget.ts). */
+  /** Milliseconds left before the invocation's deadline (shared/invocation/budget.ts). */
   leftMs: TimeLeft;
   trigger: Trigger;
   newId: (now: number) => string;

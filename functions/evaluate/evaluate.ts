@@ -3,7 +3,7 @@
  * an event that will be ignored costs no AWS call:
  *   parse (malformed, a malformed detail.shard included -> EventError) -> origin (source,
  *   account, region against the deployment's) -> age and alarm screening -> duplicate id ->
- *   policy (cached) -> which targets (a sharded tick: its shard's, shared/control/shards.ts) ->
+ *   policy (cached) -> which targets (a sharded tick: its shard's, shared/events/shards.ts) ->
  *   kill switch (read every evaluating invocation) -> observe (batched reads, the failover
  *   groups' FAILOVER# items and the capacity mix PLAN items among them) -> each target,
  *   TARGETS_IN_FLIGHT at a time: decide, claim, act, record.
@@ -13,22 +13,22 @@
  * and targets not started for lack of time (recorded as deferred, DeadlineReached).
  */
 
-import { clip } from '../../shared/control/bounded.ts';
-import { DEADLINE_REACHED, type TimeLeft, unlimited } from '../../shared/control/budget.ts';
-import type { Config, Mode } from '../../shared/control/config.ts';
-import { EventError, type GovernorEvent, parseEvent } from '../../shared/control/events.ts';
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { mapBounded } from '../../shared/control/pool.ts';
 import { auditItem, type DecisionRecord, newDecisionId, type Trigger } from '../../shared/control/records.ts';
+import { clip } from '../../shared/events/bounded.ts';
+import { EventError, type GovernorEvent, parseEvent } from '../../shared/events/parse.ts';
 import {
   type Ignored,
   RecentIds,
   routeEvent,
   screenEvent,
   screenOrigin,
-} from '../../shared/control/routing.ts';
-import { inShard, type Shard, shardOfTick } from '../../shared/control/shards.ts';
+} from '../../shared/events/routing.ts';
+import { inShard, type Shard, shardOfTick } from '../../shared/events/shards.ts';
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
+import { DEADLINE_REACHED, type TimeLeft, unlimited } from '../../shared/invocation/budget.ts';
+import type { Config, Mode } from '../../shared/invocation/config.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
+import { mapBounded } from '../../shared/invocation/pool.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { failoverGroupsOf } from './failover-floor.ts';
 import { observe } from './observe.ts';
@@ -100,7 +100,7 @@ const triggerOf = (e: GovernorEvent): Trigger =>
     : { event: 'alarm', eventId: clip(e.id), alarmName: clip(e.alarmName) };
 
 /**
- * The shard a tick names (detail.shard, shared/control/shards.ts), or null: an unsharded tick, or
+ * The shard a tick names (detail.shard, shared/events/shards.ts), or null: an unsharded tick, or
  * an alarm, which evaluates the target it names whatever its shard. A malformed shard fails the
  * event before any AWS call, naming the field, as any malformed event does.
  */

@@ -1,6 +1,6 @@
 /**
  * What one evaluation reads before deciding, batched across its targets and bounded in flight.
- * Per region and tick (shared/control/tick-calls.ts has the formula and the thresholds,
+ * Per region and tick (shared/invocation/tick-calls.ts has the formula and the thresholds,
  * tests/scale/tick-calls.test.ts pins it):
  * - GetMetricData: ceil(queries / 500), every signal of every target, up to 4 calls at once;
  * - DescribeAutoScalingGroups: ceil(groups / 50);
@@ -24,11 +24,11 @@ import { refKey, type ScalableRef, scalableRef } from '../../shared/aws/app-auto
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import { type EndpointReading, variantCapacityFrom } from '../../shared/aws/sagemaker.ts';
 import { type Conflict, type GroupPolicy, groupConflict } from '../../shared/control/conflicts.ts';
-import { mapBounded } from '../../shared/control/pool.ts';
 import { batches, buildQueries, queryWindow } from '../../shared/control/queries.ts';
 import { convertResults, type RawMetricResult, type TargetReadings } from '../../shared/control/readings.ts';
-import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/control/tick-calls.ts';
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
+import { mapBounded } from '../../shared/invocation/pool.ts';
+import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/invocation/tick-calls.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type FailoverFloorInput, failoverFloors } from './failover-floor.ts';
 import { type HeldPlan, heldPlans, mixTargetIds } from './mix-plan.ts';

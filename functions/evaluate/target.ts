@@ -14,16 +14,16 @@
  * 4. Record: the decision record is logged and written to the audit item with its outcome.
  *
  * Time: a claim is not started with less than EVALUATE_TARGET_MARGIN_MS left of the invocation
- * (shared/control/budget.ts): the target is recorded as deferred (DeadlineReached) with nothing
+ * (shared/invocation/budget.ts): the target is recorded as deferred (DeadlineReached) with nothing
  * claimed or changed, instead of being cut off between its claim and its action.
  */
 
-import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/control/budget.ts';
 import { sfnTrim } from '../../shared/control/lead-samples.ts';
 import { addLeadSample, type LeadSample } from '../../shared/control/lead-time.ts';
 import type { DecisionRecord } from '../../shared/control/records.ts';
 import { carriedPending, decodeState, type Pending, pendingWindowMs } from '../../shared/control/state.ts';
 import { initialState } from '../../shared/engine/types.ts';
+import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/invocation/budget.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Acted, act, undoClaim } from './act.ts';
 import { attempt } from './attempt.ts';

@@ -13,7 +13,7 @@ import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
-import { clip } from '../../shared/control/bounded.ts';
+import { clip } from '../../shared/events/bounded.ts';
 import { act, parseActEvent } from './act.ts';
 import { awsActPorts, parseActConfig } from './act-ports.ts';
 

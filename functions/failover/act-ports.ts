@@ -15,10 +15,10 @@ import { route53Client, route53WeightedRecords } from '../../shared/aws/routing-
 import { sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
 import { sageMakerWrites } from '../../shared/aws/sagemaker-writes.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
-import { parseEnvironment, envName as required } from '../../shared/control/config.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { resolveFailoverGroups } from '../../shared/failover/group.ts';
+import { parseEnvironment, envName as required } from '../../shared/invocation/config.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { ActPorts, CheckInput, TargetRef } from './act.ts';
 

@@ -9,7 +9,7 @@
  *   check:    a fresh error-rate or p95 reading past the threshold in a receiving region
  *             (missing or stale data is not a regression).
  * The two ops that change something (prescale, route) read the kill switch first (its one
- * meaning: shared/control/kill-switch.ts) and refuse while it is on; a prescale refuses a target
+ * meaning: shared/invocation/kill-switch.ts) and refuse while it is on; a prescale refuses a target
  * outside the managed name prefixes (the role could not change it anyway). Refusals and failed
  * I/O are thrown, named: the state machine's Retry and Catch own them, and its failure record
  * (PHASE#<decision>#failed) carries the name and the sentence.
@@ -19,8 +19,8 @@ import type { ApplyResult, Capacity } from '../../shared/aws/capacity.ts';
 import type { TrafficDialsPort } from '../../shared/aws/routing-accelerator.ts';
 import type { ClusterEndpoint, ControlState, RoutingControlsPort } from '../../shared/aws/routing-arc.ts';
 import type { WaitOptions, WeightedRecordsPort } from '../../shared/aws/routing-route53.ts';
-import type { KillSwitch } from '../../shared/control/kill-switch.ts';
 import type { RoutingAction } from '../../shared/failover/types.ts';
+import type { KillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { type FailoverRouting, FailoverRoutingSchema } from '../../shared/policy/failover-schema.ts';
 
 const name = z.string().min(1);

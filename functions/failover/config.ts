@@ -3,7 +3,7 @@
  * fails fast naming it.
  */
 import * as z from 'zod';
-import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
+import { envMode, envName as name, parseEnvironment } from '../../shared/invocation/config.ts';
 
 export const FailoverConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),

@@ -10,19 +10,20 @@
  * Shadow mode records every decision and advances the planner's state as a dry run, starting
  * nothing; the stored state remembers its mode, and the first active run after shadow starts
  * from the initial state (keeping the health history), so a dry-run trajectory never acts.
- * The kill switch (shared/control/kill-switch.ts) records `killed` and keeps the phase and the
+ * The kill switch (shared/invocation/kill-switch.ts) records `killed` and keeps the phase and the
  * weights where they were (only the health history moves), so the planner never believes in a
  * move that was not made.
  */
-import { clip } from '../../shared/control/bounded.ts';
+
 import { failoverInput, needsExecution } from '../../shared/control/failover-input.ts';
 import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
 import { expiresAtFor, newDecisionId } from '../../shared/control/records.ts';
-import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
+import { clip } from '../../shared/events/bounded.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover/group.ts';
 import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { FailoverConfig } from './config.ts';

@@ -2,8 +2,9 @@
  * What one target's forecast run comes to: the outcome types the run, the log and the handler
  * share, and the run's context. No I/O.
  */
-import type { TimeLeft } from '../../shared/control/budget.ts';
+
 import type { EffectiveLead } from '../../shared/control/lead-time.ts';
+import type { TimeLeft } from '../../shared/invocation/budget.ts';
 import type { ForecastConfig } from './config.ts';
 import type { NoiseOutcome } from './noise.ts';
 import type { ForecastPorts } from './ports.ts';
@@ -29,7 +30,7 @@ export interface RunContext {
    * actions stay as they are. In shadow mode Governor's earlier actions are removed.
    */
   withheld: Withheld | null;
-  /** Milliseconds left before the run's deadline (shared/control/budget.ts). */
+  /** Milliseconds left before the run's deadline (shared/invocation/budget.ts). */
   leftMs: TimeLeft;
 }
 

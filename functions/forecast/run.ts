@@ -12,7 +12,7 @@
  * Every target is attempted; a target whose I/O failed fails the run at the end (after the
  * others are written), so the function's Errors metric and its alarm see it.
  * In shadow mode, or with the kill switch on (read every run, its one meaning in
- * shared/control/kill-switch.ts: only "off" lets changes through; missing or unreadable is on),
+ * shared/invocation/kill-switch.ts: only "off" lets changes through; missing or unreadable is on),
  * floors are still written (they act on nothing by themselves) but no scheduled action is put
  * and no warm pool resized. In shadow mode Governor's earlier scheduled actions are removed, so
  * none fires later; under the kill switch nothing is deleted either.
@@ -20,20 +20,20 @@
  * DeadlineReached); the run then fails, so its retry (the same tick) redoes the rest.
  */
 import type { StoredForecastInputs } from '../../shared/aws/forecast-store.ts';
-import { clip } from '../../shared/control/bounded.ts';
+import { isFresh } from '../../shared/control/forecast-floor.ts';
+import type { HistoryNeed } from '../../shared/control/history-plan.ts';
+import { storedLead } from '../../shared/control/lead-samples.ts';
+import { isNoiseFresh } from '../../shared/control/noise.ts';
+import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
+import { clip } from '../../shared/events/bounded.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import {
   deadlineReached,
   FORECAST_TARGET_MARGIN_MS,
   type TimeLeft,
   unlimited,
-} from '../../shared/control/budget.ts';
-import { isFresh } from '../../shared/control/forecast-floor.ts';
-import type { HistoryNeed } from '../../shared/control/history-plan.ts';
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { storedLead } from '../../shared/control/lead-samples.ts';
-import { isNoiseFresh } from '../../shared/control/noise.ts';
-import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
-import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
+} from '../../shared/invocation/budget.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { ForecastConfig } from './config.ts';

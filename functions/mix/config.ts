@@ -3,7 +3,7 @@
  * variable fails fast with one line naming it and the fix, before any AWS call.
  */
 import * as z from 'zod';
-import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
+import { envMode, envName as name, parseEnvironment } from '../../shared/invocation/config.ts';
 
 export const MixConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),

@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import { createForecastClients, createSageMakerClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
-import { accountOfArn } from '../../shared/control/routing.ts';
+import { accountOfArn } from '../../shared/events/routing.ts';
 import { parseMixConfig } from './config.ts';
 import { awsMixPorts } from './ports.ts';
 import { createMixRunner } from './run.ts';

@@ -17,15 +17,15 @@
  * Errors alarm sees it; the next run (5 minutes) or Lambda's one retry plans again.
  */
 import type { StoredMix } from '../../shared/aws/mix-store.ts';
-import { clip } from '../../shared/control/bounded.ts';
-import { deadlineReached, type TimeLeft, unlimited } from '../../shared/control/budget.ts';
 import { demandQueries, type HistoryQuery } from '../../shared/control/demand.ts';
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
-import { mapBounded } from '../../shared/control/pool.ts';
 import { newDecisionId } from '../../shared/control/records.ts';
-import { type Ignored, screenScheduledTick } from '../../shared/control/routing.ts';
 import { decodeState } from '../../shared/control/state.ts';
+import { clip } from '../../shared/events/bounded.ts';
+import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
+import { deadlineReached, type TimeLeft, unlimited } from '../../shared/invocation/budget.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
+import { mapBounded } from '../../shared/invocation/pool.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';

@@ -3,7 +3,7 @@
  * variable fails fast naming it (the list is in handler.ts's top comment).
  */
 import * as z from 'zod';
-import { envMode, envName as name, parseEnvironment } from '../../shared/control/config.ts';
+import { envMode, envName as name, parseEnvironment } from '../../shared/invocation/config.ts';
 
 export const SpotEventsConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),

@@ -13,8 +13,9 @@
  * Shadow mode writes SPOT (the availability and breaker timeline as active would have it) and
  * calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
  */
-import { readKillSwitch } from '../../shared/control/kill-switch.ts';
+
 import { instanceOf, parseSpotBody, type SpotEvent } from '../../shared/interruptions/events.ts';
+import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { type MixPolicy, resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';

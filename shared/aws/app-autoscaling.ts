@@ -27,7 +27,7 @@ import {
   type ScalableTarget,
   type ScalingPolicy,
 } from '@aws-sdk/client-application-auto-scaling';
-import { chunks, mapBounded } from '../control/pool.ts';
+import { chunks, mapBounded } from '../invocation/pool.ts';
 import { MalformedResponseError } from './capacity.ts';
 import type { ScalableRef } from './scalable-target.ts';
 

@@ -17,7 +17,7 @@
  */
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
-import { chunks } from '../control/pool.ts';
+import { chunks } from '../invocation/pool.ts';
 import { type MixState, MixStateSchema } from '../mix/types.ts';
 import { errorName } from './clients.ts';
 

@@ -15,7 +15,7 @@ import {
   DetachInstancesCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { appendAll } from '../arrays/extent.ts';
-import { chunks } from '../control/pool.ts';
+import { chunks } from '../invocation/pool.ts';
 import { errorName } from './clients.ts';
 
 /** DescribeAutoScalingInstances takes at most 50 instance ids. */

@@ -13,9 +13,9 @@
  * - --shadow: shadow mode, and no write at all (state, audit); the records are only printed.
  */
 import { checkPolicyText } from '../../functions/evaluate/policy-source.ts';
-import { type Config, ConfigError, LOCAL_DEFAULTS, parseConfig } from '../control/config.ts';
-import { EventError, parseEvent } from '../control/events.ts';
-import { routeEvent, screenEvent } from '../control/routing.ts';
+import { EventError, parseEvent } from '../events/parse.ts';
+import { routeEvent, screenEvent } from '../events/routing.ts';
+import { type Config, ConfigError, LOCAL_DEFAULTS, parseConfig } from '../invocation/config.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { readInput } from './files.ts';
 import { parseRecorded } from './invoke-offline.ts';

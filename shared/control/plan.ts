@@ -17,8 +17,8 @@
  * never ran. Shadow mode persists, so its records show what Governor would do.
  */
 import type { Decision } from '../engine/types.ts';
+import type { Mode } from '../invocation/config.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
-import type { Mode } from './config.ts';
 import { type Conflict, conflictMessage, refusal } from './conflicts.ts';
 
 /** `held`: the decision was a hold (nothing to change); `applied`: a change was made. */

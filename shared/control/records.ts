@@ -6,8 +6,8 @@
  * resource names, numbers and codes.
  */
 import type { Decision, Reading } from '../engine/types.ts';
+import type { Mode } from '../invocation/config.ts';
 import type { MetricName, TargetPolicy } from '../policy/schema.ts';
-import type { Mode } from './config.ts';
 import type { NoisePick } from './noise.ts';
 import type { Outcome } from './plan.ts';
 import type { SloInput } from './slo-state.ts';
@@ -130,7 +130,7 @@ export interface DecisionRecord {
   leadSample?: { requestedAt: number; servingAt: number; minutes: number };
 }
 
-/** The evaluate function's default AUDIT_TTL_DAYS (shared/control/config.ts), for callers without a config. */
+/** The evaluate function's default AUDIT_TTL_DAYS (shared/invocation/config.ts), for callers without a config. */
 export const DEFAULT_AUDIT_TTL_DAYS = 30;
 
 /** Epoch seconds ttlDays after an ISO time: DynamoDB's TTL unit. 2025-06-02T12:00:00Z + 30 d -> 1751457600. */
@@ -162,7 +162,7 @@ export interface ScaleTargetInput {
    */
   expiresAt?: number;
   /**
-   * The kill switch's raw value, which the evaluator judged off (shared/control/kill-switch.ts).
+   * The kill switch's raw value, which the evaluator judged off (shared/invocation/kill-switch.ts).
    * The state machine sends the change only while the parameter still holds exactly this value:
    * JSONPath cannot trim or lower-case, so any write to the switch since stops the change.
    */

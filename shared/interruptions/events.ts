@@ -14,7 +14,7 @@
  * malformed, never retried (a redelivery would fail the same way).
  */
 import * as z from 'zod';
-import { clip } from '../control/bounded.ts';
+import { clip } from '../events/bounded.ts';
 
 export const INTERRUPTION_WARNING = 'EC2 Spot Instance Interruption Warning';
 export const REBALANCE_RECOMMENDATION = 'EC2 Instance Rebalance Recommendation';

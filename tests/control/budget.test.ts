@@ -1,6 +1,6 @@
-/** The invocation's time budget (shared/control/budget.ts): work is started only with its margin left. */
+/** The invocation's time budget (shared/invocation/budget.ts): work is started only with its margin left. */
 import { describe, expect, it } from 'vitest';
-import { DEADLINE_REACHED, deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '#shared/control/budget.ts';
+import { DEADLINE_REACHED, deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '#shared/invocation/budget.ts';
 
 describe('deadlineReached', () => {
   it.each([

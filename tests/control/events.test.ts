@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EventError, parseEvent } from '#shared/control/events.ts';
+import { EventError, parseEvent } from '#shared/events/parse.ts';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(`events/${name}.json`, 'utf8'));
 

@@ -1,11 +1,11 @@
 /**
- * The kill switch's one meaning (shared/control/kill-switch.ts), used by the evaluate function,
+ * The kill switch's one meaning (shared/invocation/kill-switch.ts), used by the evaluate function,
  * the forecast function and, through the value the evaluator judged, the state machine: only
  * "off", trimmed and in any letter case, lets a change through; anything else, a missing
  * parameter or an unreadable one, counts as on.
  */
 import { describe, expect, it } from 'vitest';
-import { judgeKillSwitch, readKillSwitch } from '#shared/control/kill-switch.ts';
+import { judgeKillSwitch, readKillSwitch } from '#shared/invocation/kill-switch.ts';
 
 describe('judgeKillSwitch', () => {
   it.each([

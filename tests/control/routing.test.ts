@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseEvent } from '#shared/control/events.ts';
+import { parseEvent } from '#shared/events/parse.ts';
 import {
   accountOfArn,
   RecentIds,
@@ -9,7 +9,7 @@ import {
   screenOrigin,
   screenTick,
   targetsForAlarm,
-} from '#shared/control/routing.ts';
+} from '#shared/events/routing.ts';
 import { groupTarget, policyOf, threeTargets, variantTarget } from './policies.ts';
 
 const event = (name: string) => parseEvent(JSON.parse(readFileSync(`events/${name}.json`, 'utf8')));

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '#shared/control/config.ts';
 import { type GroupPolicy, groupConflict } from '#shared/control/conflicts.ts';
 import { type PlanContext, planFor } from '#shared/control/plan.ts';
 import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/control/records.ts';
 import { carriedPending, decodeState, effectiveDesired, type Pending } from '#shared/control/state.ts';
 import { type Decision, initialState } from '#shared/engine/types.ts';
+import { ConfigError, parseConfig } from '#shared/invocation/config.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 import { componentTarget, groupTarget, policyOf, variantTarget } from './policies.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The kill switch in the forecast function: its one meaning (shared/control/kill-switch.ts).
+ * The kill switch in the forecast function: its one meaning (shared/invocation/kill-switch.ts).
  * Every value that is not "off" once trimmed and lower-cased, a missing parameter and an
  * unreadable one freeze what changes capacity: no scheduled action is put, none is deleted
  * (Governor's earlier ones stay exactly as they are), no warm pool is resized. The floor, which

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Telemetry } from '#functions/evaluate/telemetry.ts';
-import { EventError } from '#shared/control/events.ts';
+import { EventError } from '#shared/events/parse.ts';
 import { eventFile, harness } from './harness.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:30Z');

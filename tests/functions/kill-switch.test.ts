@@ -1,5 +1,5 @@
 /**
- * The kill switch in the evaluate function: its one meaning (shared/control/kill-switch.ts),
+ * The kill switch in the evaluate function: its one meaning (shared/invocation/kill-switch.ts),
  * replayed through the real adapters. Every value that is not "off" once trimmed and
  * lower-cased, a missing parameter and an unreadable one stop every action: no claim of a
  * change, no execution started. An "off" in any spelling lets the change through, and the

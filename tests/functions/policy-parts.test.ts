@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
-import { splitPolicy } from '#shared/policy-store/split.ts';
-import { inShard } from '#shared/control/shards.ts';
+import { inShard } from '#shared/events/shards.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import { splitPolicy } from '#shared/policy-store/split.ts';
 import { exampleFleet } from '../control/policy-fleet.ts';
 import { CONFIG, eventFile, harness } from './harness.ts';
 

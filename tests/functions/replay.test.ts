@@ -16,8 +16,8 @@ import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
-import { EventError } from '#shared/control/events.ts';
 import { initialState } from '#shared/engine/types.ts';
+import { EventError } from '#shared/events/parse.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { CONFIG, EXAMPLE_POLICY, eventFile, fakeGroup, harness, REPLAY_POLICY } from './harness.ts';
 

@@ -16,7 +16,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { appAutoScalingAdapter } from '#shared/aws/app-autoscaling.ts';
 import { groupPoliciesAdapter } from '#shared/aws/group-policies.ts';
 import { stateBatchReads } from '#shared/aws/state-batch.ts';
-import { mapBounded } from '#shared/control/pool.ts';
+import { mapBounded } from '#shared/invocation/pool.ts';
 
 const aas = mockClient(ApplicationAutoScalingClient);
 const asg = mockClient(AutoScalingClient);

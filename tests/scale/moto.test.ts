@@ -2,7 +2,7 @@
  * 500 targets in one region on moto, through the real SDK over HTTP: 500 endpoints, 50 of them
  * registered with Application Auto Scaling and 10 of those with a target-tracking policy, three
  * minutes of metrics each. One tick's SDK calls, counted at the clients, equal the formula of
- * shared/control/tick-calls.ts: the policy sweep is one DescribeScalingPolicies, the state items
+ * shared/invocation/tick-calls.ts: the policy sweep is one DescribeScalingPolicies, the state items
  * five BatchGetItem, and only DescribeEndpoint and each target's claim and record are per target.
  *
  * No import of ./world.ts here: the evaluate harness it builds on mocks every SDK client class.
@@ -30,9 +30,9 @@ import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { fixedPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import { tickReads } from '#shared/control/tick-calls.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
+import { tickReads } from '#shared/invocation/tick-calls.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { CONFIG, captureTelemetry } from '../functions/support.ts';
 import {

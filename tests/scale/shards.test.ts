@@ -1,11 +1,11 @@
 /**
- * Shards (shared/control/shards.ts): several evaluator schedules, each ticking with
+ * Shards (shared/events/shards.ts): several evaluator schedules, each ticking with
  * detail.shard, share the policy's targets: every target in exactly one shard, the same one on
  * every tick, and a shard's tick makes the calls of the formula for its targets only.
  */
 import { describe, expect, it } from 'vitest';
-import { inShard, shardOf, shardOfTick } from '#shared/control/shards.ts';
-import { tickReads } from '#shared/control/tick-calls.ts';
+import { inShard, shardOf, shardOfTick } from '#shared/events/shards.ts';
+import { tickReads } from '#shared/invocation/tick-calls.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { countCalls } from './count.ts';
 import { world, worldPolicy } from './world.ts';

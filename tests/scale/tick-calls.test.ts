@@ -1,13 +1,13 @@
 /**
  * The calls of one tick at scale, counted: every SDK call the evaluator makes for 50 and 500
  * targets in one region (aws-sdk-client-mock through the evaluate harness) equals the formula
- * of shared/control/tick-calls.ts. Only DescribeEndpoint (one per endpoint: SageMaker has no
+ * of shared/invocation/tick-calls.ts. Only DescribeEndpoint (one per endpoint: SageMaker has no
  * batch describe) and each target's own writes (claim, record) grow with the targets; a change
  * that brings back a call per target where a batched or shared one exists fails here.
  */
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { tickReads } from '#shared/control/tick-calls.ts';
+import { tickReads } from '#shared/invocation/tick-calls.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { countCalls, type WorldSpec, world, worldPolicy } from './world.ts';
 

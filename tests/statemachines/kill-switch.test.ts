@@ -1,13 +1,13 @@
 /**
  * The kill switch in the scale-target state machine, read again just before the change. The
- * one meaning (shared/control/kill-switch.ts) is judged by the evaluator, which passes the raw
+ * one meaning (shared/invocation/kill-switch.ts) is judged by the evaluator, which passes the raw
  * value it judged off; the execution goes on only while the parameter still holds exactly that
  * value. So no value the pure function calls on (" on", "on\n", "ON ", missing, unreadable)
  * ever lets a change through here, and a switch turned back to another spelling of off stops
  * the change too (the next evaluation decides again).
  */
 import { describe, expect, it } from 'vitest';
-import { judgeKillSwitch } from '#shared/control/kill-switch.ts';
+import { judgeKillSwitch } from '#shared/invocation/kill-switch.ts';
 import {
   awsError,
   endpoint,

@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { parseMixConfig } from '#functions/mix/config.ts';
 import { planFigures } from '#functions/mix/telemetry.ts';
 import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
-import { parseEvent } from '#shared/control/events.ts';
-import { screenOrigin, screenTick } from '#shared/control/routing.ts';
 import { matchesPattern } from '#shared/deploy/event-pattern.ts';
 import { checkWriteScopes, identityStatements } from '#shared/deploy/iam.ts';
+import { parseEvent } from '#shared/events/parse.ts';
+import { screenOrigin, screenTick } from '#shared/events/routing.ts';
 import { changed, type Loose, props, resolved, resource, template } from './load.ts';
 
 const fixture = (name: string): Loose =>

@@ -5,9 +5,9 @@
  * and region; the reserved concurrency is one per shard plus one for alarm events.
  */
 import { describe, expect, it } from 'vitest';
-import { parseEvent } from '#shared/control/events.ts';
-import { screenOrigin } from '#shared/control/routing.ts';
-import { shardOfTick } from '#shared/control/shards.ts';
+import { parseEvent } from '#shared/events/parse.ts';
+import { screenOrigin } from '#shared/events/routing.ts';
+import { shardOfTick } from '#shared/events/shards.ts';
 import { type Loose, resolved, template } from './load.ts';
 
 const HOME = { account: '123456789012', region: 'us-east-1' };

@@ -18,7 +18,7 @@
  * the very same string before the check, the switch lets the change through, as it then says off. So no component lets a change through on a value this
  * function calls on (pinned by tests/statemachines/kill-switch.test.ts).
  */
-import { clip, clipJson } from './bounded.ts';
+import { clip, clipJson } from '../events/bounded.ts';
 
 export const KILL_SWITCH_OFF = 'off';
 

@@ -30,8 +30,9 @@
  * 500 DescribeEndpoint grow with the targets. Then per target its writes: the claim (UpdateItem,
  * when the plan keeps state), its action when it acts, and the decision record (PutItem).
  */
+
+import { buildQueries, MAX_QUERIES_PER_CALL } from '../control/queries.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
-import { buildQueries, MAX_QUERIES_PER_CALL } from './queries.ts';
 
 /**
  * Up to this many resources (or groups) in a region are asked about one by one: at most 4

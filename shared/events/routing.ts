@@ -11,7 +11,7 @@
  */
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { clip, clipJson } from './bounded.ts';
-import { EventError, type GovernorEvent, parseEvent } from './events.ts';
+import { EventError, type GovernorEvent, parseEvent } from './parse.ts';
 
 export const ALARM_PREFIX = 'governor-';
 
