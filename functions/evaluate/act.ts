@@ -9,9 +9,9 @@
 import { scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Outcome } from '../../shared/control/plan.ts';
 import { type RecordAction, scaleTargetInput } from '../../shared/control/records.ts';
-import { carriedPending, pendingWindowMs } from '../../shared/control/state.ts';
 import { initialState } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { carriedPending, pendingWindowMs } from '../../shared/state/pending.ts';
 import type { Attempt, TargetContext } from './context.ts';
 
 export interface Acted {

@@ -7,15 +7,16 @@
  */
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import { conflictMessage } from '../../shared/control/conflicts.ts';
-import { pickFloor } from '../../shared/control/forecast-floor.ts';
-import { servedScaleOut } from '../../shared/control/lead-samples.ts';
-import { pickNoise } from '../../shared/control/noise.ts';
 import { planFor } from '../../shared/control/plan.ts';
 import { noiseInput } from '../../shared/control/records.ts';
-import { effectiveDesired, pendingWindowMs, type StoredState } from '../../shared/control/state.ts';
 import { decide } from '../../shared/engine/decide.ts';
 import type { SignalSnapshot } from '../../shared/engine/types.ts';
+import { pickFloor } from '../../shared/floors/forecast.ts';
+import { pickNoise } from '../../shared/floors/noise.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { StoredState } from '../../shared/state/item.ts';
+import { servedScaleOut } from '../../shared/state/lead-samples.ts';
+import { effectiveDesired, pendingWindowMs } from '../../shared/state/pending.ts';
 import type { Attempt, EvaluatedInputs, TargetContext, TargetInputs } from './context.ts';
 import { type MixPlanInput, mixLimitsAt } from './mix-plan.ts';
 import { annotated, floorUnder, stepTargetSlo } from './slo.ts';

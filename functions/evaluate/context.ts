@@ -1,15 +1,15 @@
 /** What one target's evaluation works with: the invocation's context and the target's reads. */
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import type { Conflict } from '../../shared/control/conflicts.ts';
-import type { LeadSample } from '../../shared/control/lead-time.ts';
 import type { Plan } from '../../shared/control/plan.ts';
-import type { TargetReadings } from '../../shared/control/readings.ts';
 import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
-import type { StoredSlo } from '../../shared/control/slo-state.ts';
-import type { StoredState } from '../../shared/control/state.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
+import type { LeadSample } from '../../shared/floors/lead-time.ts';
 import type { TimeLeft } from '../../shared/invocation/budget.ts';
 import type { Config, Mode } from '../../shared/invocation/config.ts';
+import type { TargetReadings } from '../../shared/signals/readings.ts';
+import type { StoredState } from '../../shared/state/item.ts';
+import type { StoredSlo } from '../../shared/state/slo.ts';
 import type { FailoverFloorInput } from './failover-floor.ts';
 import type { HeldPlan, MixPlanInput } from './mix-plan.ts';
 import type { Ports } from './ports.ts';

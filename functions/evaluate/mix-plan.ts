@@ -15,8 +15,8 @@
  * No item (the mix function has not run yet), an item left unprocessed, a failed read, a
  * malformed state or a plan not made yet: no floor and no ceiling, and the record's inputs say why.
  */
-import { pickFloor, stepAt } from '../../shared/control/forecast-floor.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
+import { pickFloor, stepAt } from '../../shared/floors/forecast.ts';
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import { affordableCapacity, lossCoverFloor } from '../../shared/mix/shift.ts';
 import {
   type MixPlan,

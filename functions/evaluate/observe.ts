@@ -24,12 +24,12 @@ import { refKey, type ScalableRef, scalableRef } from '../../shared/aws/app-auto
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import { type EndpointReading, variantCapacityFrom } from '../../shared/aws/sagemaker.ts';
 import { type Conflict, type GroupPolicy, groupConflict } from '../../shared/control/conflicts.ts';
-import { batches, buildQueries, queryWindow } from '../../shared/control/queries.ts';
-import { convertResults, type RawMetricResult, type TargetReadings } from '../../shared/control/readings.ts';
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import { mapBounded } from '../../shared/invocation/pool.ts';
 import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/invocation/tick-calls.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { batches, buildQueries, queryWindow } from '../../shared/signals/queries.ts';
+import { convertResults, type RawMetricResult, type TargetReadings } from '../../shared/signals/readings.ts';
 import { type FailoverFloorInput, failoverFloors } from './failover-floor.ts';
 import { type HeldPlan, heldPlans, mixTargetIds } from './mix-plan.ts';
 import type { Ports } from './ports.ts';

@@ -7,11 +7,11 @@
  * start) the invocation fails: nothing is decided on a guess, and never on part of the fleet.
  */
 
-import { sourceProblems } from '../../shared/control/sources.ts';
 import { formatProblem, parsePolicyText } from '../../shared/policy/load.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 import { PolicyReadError, readPolicy } from '../../shared/policy-store/read.ts';
+import { sourceProblems } from '../../shared/signals/sources.ts';
 import type { Telemetry } from './telemetry.ts';
 
 export interface PolicySource {

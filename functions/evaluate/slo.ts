@@ -2,7 +2,7 @@
  * The error-budget control in the evaluator, as the backtest's governor policy runs it
  * (shared/backtest/policies/governor.ts, budgetControl), once per evaluation:
  *
- * 1. the SLI minute from the latency reading already read (shared/control/slo-state.ts);
+ * 1. the SLI minute from the latency reading already read (shared/state/slo.ts);
  * 2. stepSlo over the ledger and headroom stored in the target's state item (`slo`): record the
  *    minute, read the budget, move the factor (shared/slo/step.ts);
  * 3. the engine decides with withHeadroom(target, factor) and the forecast floor divided by the
@@ -13,14 +13,15 @@
  * claim, so a lost claim re-reads them and steps again from the winner's (a minute is recorded
  * once: the ledger ignores a minute it already has).
  */
-import type { TargetReadings } from '../../shared/control/readings.ts';
-import { budgetAtRisk, type SloInput, type StoredSlo, sliSampleOf } from '../../shared/control/slo-state.ts';
+
 import type { DecisionResult } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { TargetReadings } from '../../shared/signals/readings.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../shared/slo/headroom.ts';
 import { SliLedger } from '../../shared/slo/ledger.ts';
 import { describeObjective, sloOf } from '../../shared/slo/objective.ts';
 import { type SloStep, stepSlo } from '../../shared/slo/step.ts';
+import { budgetAtRisk, type SloInput, type StoredSlo, sliSampleOf } from '../../shared/state/slo.ts';
 
 export interface TargetSlo {
   /** The policy the engine decides with: load targets times the factor (latency guards as written). */

@@ -18,13 +18,14 @@
  * claimed or changed, instead of being cut off between its claim and its action.
  */
 
-import { sfnTrim } from '../../shared/control/lead-samples.ts';
-import { addLeadSample, type LeadSample } from '../../shared/control/lead-time.ts';
 import type { DecisionRecord } from '../../shared/control/records.ts';
-import { carriedPending, decodeState, type Pending, pendingWindowMs } from '../../shared/control/state.ts';
 import { initialState } from '../../shared/engine/types.ts';
+import { addLeadSample, type LeadSample } from '../../shared/floors/lead-time.ts';
 import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/invocation/budget.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { decodeState } from '../../shared/state/item.ts';
+import { sfnTrim } from '../../shared/state/lead-samples.ts';
+import { carriedPending, type Pending, pendingWindowMs } from '../../shared/state/pending.ts';
 import { type Acted, act, undoClaim } from './act.ts';
 import { attempt } from './attempt.ts';
 import type { Attempt, TargetContext, TargetInputs } from './context.ts';

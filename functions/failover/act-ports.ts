@@ -2,7 +2,7 @@
  * The act function's environment and adapters: the same capacity adapters the evaluator and the
  * scale-target state machine use (SageMaker reads and its two capacity writes, EC2 Auto Scaling),
  * the three routing adapters (clients built once per container, at first use), and the
- * CloudWatch read of the failover health evaluation (shared/control/failover-observe.ts).
+ * CloudWatch read of the failover health evaluation (shared/signals/failover-observe.ts).
  */
 import * as z from 'zod';
 import type { ClientOptions, Clients } from '../../shared/aws/clients.ts';
@@ -15,11 +15,11 @@ import { route53Client, route53WeightedRecords } from '../../shared/aws/routing-
 import { sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
 import { sageMakerWrites } from '../../shared/aws/sagemaker-writes.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
-import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { resolveFailoverGroups } from '../../shared/failover/group.ts';
 import { parseEnvironment, envName as required } from '../../shared/invocation/config.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
+import { healthQueries, observation, type RegionRead } from '../../shared/signals/failover-observe.ts';
 import type { ActPorts, CheckInput, TargetRef } from './act.ts';
 
 export const ActConfigSchema = z.object({

@@ -16,7 +16,6 @@
  */
 
 import { failoverInput, needsExecution } from '../../shared/control/failover-input.ts';
-import { healthQueries, observation, type RegionRead } from '../../shared/control/failover-observe.ts';
 import { expiresAtFor, newDecisionId } from '../../shared/control/records.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
@@ -26,6 +25,7 @@ import { type FailoverState, FailoverStateSchema } from '../../shared/failover/t
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
+import { healthQueries, observation, type RegionRead } from '../../shared/signals/failover-observe.ts';
 import type { FailoverConfig } from './config.ts';
 import type { FailoverPorts } from './ports.ts';
 

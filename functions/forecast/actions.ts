@@ -1,13 +1,13 @@
 /**
  * The forecast floor's Application Auto Scaling scheduled actions for one target: planned from
- * the floor (shared/control/scheduled-actions.ts), reconciled with what exists, withheld in
+ * the floor (shared/floors/scheduled-actions.ts), reconciled with what exists, withheld in
  * shadow mode and under the kill switch. Under the kill switch nothing is put or deleted at all
  * (a deletion lowers a planned MinCapacity: it changes capacity too); in shadow mode Governor's
  * earlier actions are removed, so none it wrote while active fires later.
  */
 import { type ScalableRef, scalableRef } from '../../shared/aws/scalable-target.ts';
-import { type PlannedAction, planActions, reconcile } from '../../shared/control/scheduled-actions.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
+import { type PlannedAction, planActions, reconcile } from '../../shared/floors/scheduled-actions.ts';
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type ActionsOutcome, errorText, type RunContext } from './outcomes.ts';
 

@@ -1,9 +1,12 @@
 /**
- * Demand history of the due targets: per region, the calls shared/control/history-plan.ts plans
+ * Demand history of the due targets: per region, the calls shared/signals/history-plan.ts plans
  * (five-minute history for forecasts, one-minute for the noise, in one GetMetricData where
  * CloudWatch allows), each paged by the adapter; then each target's own slice of the results.
  * A failed call fails every target it carried (the run reports them); other calls go on.
  */
+
+import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes } from '../../shared/floors/noise.ts';
+import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import {
   type DemandHistory,
   demandHistory,
@@ -11,10 +14,8 @@ import {
   HISTORY_PERIOD_SECONDS,
   type HistoryWindow,
   historyWindow,
-} from '../../shared/control/demand.ts';
-import { type HistoryCall, type HistoryNeed, planRegionHistory } from '../../shared/control/history-plan.ts';
-import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes } from '../../shared/control/noise.ts';
-import type { TargetPolicy } from '../../shared/policy/schema.ts';
+} from '../../shared/signals/demand.ts';
+import { type HistoryCall, type HistoryNeed, planRegionHistory } from '../../shared/signals/history-plan.ts';
 import type { ForecastPorts } from './ports.ts';
 
 export interface TargetHistory {

@@ -1,15 +1,16 @@
 /**
  * A target's measured noise in one forecast run: the fit from its one-minute demand (stored next
  * to the floor as `noise`), the noise term of its forecast floor, and the level floor that stands
- * in for a forecast before a day of history (shared/control/level-floor.ts). No I/O here.
+ * in for a forecast before a day of history (shared/floors/level.ts). No I/O here.
  */
-import { describeSources } from '../../shared/control/demand.ts';
-import { type FloorNoise, levelHoldMinutes } from '../../shared/control/forecast-floor.ts';
-import { levelFloorSchedule } from '../../shared/control/level-floor.ts';
-import { fitStoredNoise, perMinute } from '../../shared/control/noise.ts';
-import type { ForecastFloor, StoredNoise } from '../../shared/control/state.ts';
+
+import { type FloorNoise, levelHoldMinutes } from '../../shared/floors/forecast.ts';
+import { levelFloorSchedule } from '../../shared/floors/level.ts';
+import { fitStoredNoise, perMinute } from '../../shared/floors/noise.ts';
+import type { ForecastFloor, StoredNoise } from '../../shared/floors/stored.ts';
 import { levelFloor } from '../../shared/forecast/floor-needs.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
+import { describeSources } from '../../shared/signals/demand.ts';
 import type { TargetHistory } from './history.ts';
 import type { TargetLead } from './outcomes.ts';
 

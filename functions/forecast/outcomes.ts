@@ -3,7 +3,7 @@
  * share, and the run's context. No I/O.
  */
 
-import type { EffectiveLead } from '../../shared/control/lead-time.ts';
+import type { EffectiveLead } from '../../shared/floors/lead-time.ts';
 import type { TimeLeft } from '../../shared/invocation/budget.ts';
 import type { ForecastConfig } from './config.ts';
 import type { NoiseOutcome } from './noise.ts';

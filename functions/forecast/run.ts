@@ -20,13 +20,11 @@
  * DeadlineReached); the run then fails, so its retry (the same tick) redoes the rest.
  */
 import type { StoredForecastInputs } from '../../shared/aws/forecast-store.ts';
-import { isFresh } from '../../shared/control/forecast-floor.ts';
-import type { HistoryNeed } from '../../shared/control/history-plan.ts';
-import { storedLead } from '../../shared/control/lead-samples.ts';
-import { isNoiseFresh } from '../../shared/control/noise.ts';
-import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/control/state.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
+import { isFresh } from '../../shared/floors/forecast.ts';
+import { isNoiseFresh } from '../../shared/floors/noise.ts';
+import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/floors/stored.ts';
 import {
   deadlineReached,
   FORECAST_TARGET_MARGIN_MS,
@@ -36,6 +34,8 @@ import {
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
+import type { HistoryNeed } from '../../shared/signals/history-plan.ts';
+import { storedLead } from '../../shared/state/lead-samples.ts';
 import type { ForecastConfig } from './config.ts';
 import { readHistories } from './history.ts';
 import type { ForecastPorts } from './ports.ts';

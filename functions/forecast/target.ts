@@ -8,19 +8,19 @@
  * I/O is a failed outcome the run reports.
  */
 import { maxOf } from '#shared/arrays/extent.ts';
-import { describeSources } from '../../shared/control/demand.ts';
 import {
   bandPoints,
   FLOOR_STEP_MINUTES,
   type FloorNoise,
   floorSchedule,
   stepAt,
-} from '../../shared/control/forecast-floor.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
+} from '../../shared/floors/forecast.ts';
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import { forecast } from '../../shared/forecast/forecast.ts';
 import type { Forecast } from '../../shared/forecast/types.ts';
 import type { WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
+import { describeSources } from '../../shared/signals/demand.ts';
 import { writeActions } from './actions.ts';
 import type { TargetHistory } from './history.ts';
 import { floorNoise, type MeasuredNoise, measureNoise, planLevelFloor } from './noise.ts';

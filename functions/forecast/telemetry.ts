@@ -10,7 +10,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { BandPoint } from '../../shared/control/forecast-floor.ts';
+import type { BandPoint } from '../../shared/floors/forecast.ts';
 import type { NoiseOutcome } from './noise.ts';
 import {
   type ActionsOutcome,

@@ -3,11 +3,12 @@
  * warm-capacity.ts): a SageMaker target's standby headroom rides on its floor; a group's warm
  * pool is set with PutWarmPool (withheld in shadow mode and under the kill switch).
  */
-import { HISTORY_PERIOD_SECONDS } from '../../shared/control/demand.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
+
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { Forecast } from '../../shared/forecast/types.ts';
 import { planWarmCapacity, type WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
+import { HISTORY_PERIOD_SECONDS } from '../../shared/signals/demand.ts';
 import { errorText, type RunContext, type WarmOutcome } from './outcomes.ts';
 
 /**

@@ -11,7 +11,6 @@
  * the real endpoint again, so a shadow shift is recorded every run the shortage lasts).
  */
 import type { StoredFallback } from '../../shared/aws/fallback-store.ts';
-import { type Pending, pendingWindowMs } from '../../shared/control/state.ts';
 import {
   type FallbackDecision,
   type FallbackReasonCode,
@@ -22,6 +21,7 @@ import {
 } from '../../shared/mix/fallback-types.ts';
 import { decideFallback } from '../../shared/mix/variant-fallback.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import { type Pending, pendingWindowMs } from '../../shared/state/pending.ts';
 import type { MixRunContext } from './record.ts';
 
 type SageMakerVariant = Extract<TargetPolicy, { kind: 'sagemaker-variant' }>;

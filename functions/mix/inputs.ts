@@ -5,27 +5,28 @@
  * The forecast: the forecast function's floor schedule in the target's state item
  * (forecastFloor: five-minute steps, already in instances: ceil(demand / requestsPerInstance) at
  * the policy's forecast.quantile, the noise term included, clamped to min and max, and each step
- * the most of the provisioning lead after it; shared/control/forecast-floor.ts). That is the
+ * the most of the provisioning lead after it; shared/floors/forecast.ts). That is the
  * only forecast Governor stores, so each step is given to the planner as its p90 and its p50
  * alike: conservative where the quantile is above p90 or a lead is covered twice. A floor the
  * evaluator would not use (stale, not started, past its end, forecast off) is no forecast: the
  * planner keeps the plan in force (ForecastMissing).
  *
  * The unit cost: the last hour's requests (the same CloudWatch sources the forecast reads,
- * shared/control/demand.ts), one GetMetricData per region for every target, and the plan's
+ * shared/signals/demand.ts), one GetMetricData per region for every target, and the plan's
  * USD per hour over them: 9.52 USD/h over 56,000 requests is 0.17 USD per 1,000.
  */
+
+import { FLOOR_STEP_MINUTES, pickFloor } from '../../shared/floors/forecast.ts';
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
+import type { ForecastPoint } from '../../shared/mix/types.ts';
+import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import {
   type DemandHistory,
   demandHistory,
   type HistoryQuery,
   PUBLICATION_DELAY_MS,
-} from '../../shared/control/demand.ts';
-import { FLOOR_STEP_MINUTES, pickFloor } from '../../shared/control/forecast-floor.ts';
-import type { RawMetricResult } from '../../shared/control/readings.ts';
-import type { ForecastFloor } from '../../shared/control/state.ts';
-import type { ForecastPoint } from '../../shared/mix/types.ts';
-import type { TargetPolicy } from '../../shared/policy/schema.ts';
+} from '../../shared/signals/demand.ts';
+import type { RawMetricResult } from '../../shared/signals/readings.ts';
 
 const STEP_MS = FLOOR_STEP_MINUTES * 60_000;
 

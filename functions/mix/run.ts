@@ -17,9 +17,7 @@
  * Errors alarm sees it; the next run (5 minutes) or Lambda's one retry plans again.
  */
 import type { StoredMix } from '../../shared/aws/mix-store.ts';
-import { demandQueries, type HistoryQuery } from '../../shared/control/demand.ts';
 import { newDecisionId } from '../../shared/control/records.ts';
-import { decodeState } from '../../shared/control/state.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
@@ -29,6 +27,8 @@ import { mapBounded } from '../../shared/invocation/pool.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
+import { demandQueries, type HistoryQuery } from '../../shared/signals/demand.ts';
+import { decodeState } from '../../shared/state/item.ts';
 import type { MixConfig } from './config.ts';
 import { lastHour, requestsIn } from './inputs.ts';
 import type { MixPorts } from './ports.ts';

@@ -24,12 +24,13 @@
 
 import type { MixStorePort, StoredMix } from '../../shared/aws/mix-store.ts';
 import type { MixApplyResult } from '../../shared/aws/mixed-instances.ts';
-import type { ForecastFloor, Pending } from '../../shared/control/state.ts';
+import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { availabilityAt } from '../../shared/interruptions/state.ts';
 import { initialMixState, stepMix } from '../../shared/mix/plan.ts';
 import type { MixPlan, MixPolicy, MixState, MixStepResult } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { Pending } from '../../shared/state/pending.ts';
 import { type FallbackRecord, fallbackNeed, fallbackTarget } from './fallback.ts';
 import { costPer1k, forecastFromFloor } from './inputs.ts';
 import type { MixRecord, MixRunContext } from './record.ts';

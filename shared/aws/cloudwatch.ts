@@ -1,7 +1,7 @@
 /**
  * CloudWatch adapter: GetMetricData for a batch of queries (at most 500 per call, as
- * shared/control/queries.ts chunks them), following NextToken until the last page. Returns the
- * raw results; shared/control/readings.ts converts and checks them.
+ * shared/signals/queries.ts chunks them), following NextToken until the last page. Returns the
+ * raw results; shared/signals/readings.ts converts and checks them.
  */
 
 import {
@@ -16,8 +16,8 @@ import {
   type MetricQuery,
   PERIOD_SECONDS,
   type QueryWindow,
-} from '../control/queries.ts';
-import type { RawMetricResult } from '../control/readings.ts';
+} from '../signals/queries.ts';
+import type { RawMetricResult } from '../signals/readings.ts';
 
 export interface MetricsPort {
   getMetricData(

@@ -3,8 +3,8 @@
  * queries over one window, following NextToken until the last page (a page holds at most
  * 100,800 datapoints: 12 targets x 28 days x 288 periods fills about one). Each query has its
  * own period: five minutes for the forecast, one minute for the noise (both in one call where
- * CloudWatch keeps one-minute data for the whole window: shared/control/history-plan.ts). Raw
- * results come back as they are; shared/control/demand.ts merges the pages and checks them.
+ * CloudWatch keeps one-minute data for the whole window: shared/signals/history-plan.ts). Raw
+ * results come back as they are; shared/signals/demand.ts merges the pages and checks them.
  */
 
 import {
@@ -13,8 +13,8 @@ import {
   type MetricDataQuery,
 } from '@aws-sdk/client-cloudwatch';
 import { appendAll } from '../arrays/extent.ts';
-import { HISTORY_PERIOD_SECONDS, type HistoryQuery, type HistoryWindow } from '../control/demand.ts';
-import type { RawMetricResult } from '../control/readings.ts';
+import { HISTORY_PERIOD_SECONDS, type HistoryQuery, type HistoryWindow } from '../signals/demand.ts';
+import type { RawMetricResult } from '../signals/readings.ts';
 
 export interface HistoryPort {
   demand(region: string, queries: readonly HistoryQuery[], window: HistoryWindow): Promise<RawMetricResult[]>;

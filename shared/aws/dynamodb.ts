@@ -5,15 +5,15 @@
  * A claim is an UpdateItem (not a PutItem) so attributes other writers own, such as the
  * forecast function's `forecastFloor` and the state machine's `leadTimesSfn`, survive it. The
  * same write carries the evaluator's measured scale-outs (`leadTimes`) when it adds one, and
- * trims `leadTimesSfn` (shared/control/lead-samples.ts), and the error budget's `slo` ledger
- * (shared/control/slo-state.ts): no extra call per tick.
+ * trims `leadTimesSfn` (shared/state/lead-samples.ts), and the error budget's `slo` ledger
+ * (shared/state/slo.ts): no extra call per tick.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LeadSample } from '../control/lead-time.ts';
-import type { StoredSlo } from '../control/slo-state.ts';
-import type { Pending } from '../control/state.ts';
-import { STATE_SK, targetPk } from '../control/state.ts';
 import type { EngineState } from '../engine/types.ts';
+import type { LeadSample } from '../floors/lead-time.ts';
+import { STATE_SK, targetPk } from '../state/item.ts';
+import type { Pending } from '../state/pending.ts';
+import type { StoredSlo } from '../state/slo.ts';
 import { errorName } from './clients.ts';
 
 export interface StateWrite {
@@ -29,7 +29,7 @@ export interface StateWrite {
    * number), or all of it when it is not a list; undefined leaves it.
    */
   trimLeadTimesSfn?: number | 'all';
-  /** The error-budget control's ledger and headroom (shared/control/slo-state.ts); undefined leaves them. */
+  /** The error-budget control's ledger and headroom (shared/state/slo.ts); undefined leaves them. */
   slo?: StoredSlo;
 }
 

@@ -11,7 +11,7 @@
  */
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { STATE_SK, targetPk } from '../control/state.ts';
+import { STATE_SK, targetPk } from '../state/item.ts';
 import { errorName } from './clients.ts';
 
 export const failoverPk = (groupId: string) => `FAILOVER#${groupId}`;

@@ -12,7 +12,8 @@
  * one that has said `running` for longer than the function can run (it was killed).
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ForecastFloor, STATE_SK, type StoredNoise, targetPk } from '../control/state.ts';
+import type { ForecastFloor, StoredNoise } from '../floors/stored.ts';
+import { STATE_SK, targetPk } from '../state/item.ts';
 import { errorName } from './clients.ts';
 
 export const TICKS_PK = 'FORECAST';

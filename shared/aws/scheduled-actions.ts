@@ -2,7 +2,7 @@
  * Application Auto Scaling adapter for the forecast's scheduled actions on SageMaker targets:
  * the registered MinCapacity, the scheduled actions of one scalable target, and one-time
  * actions put and deleted by name. Which to put and which to delete is decided in
- * shared/control/scheduled-actions.ts; nothing here lists or deletes by anything but the exact
+ * shared/floors/scheduled-actions.ts; nothing here lists or deletes by anything but the exact
  * resource, dimension and name.
  */
 import {
@@ -12,7 +12,7 @@ import {
   DescribeScheduledActionsCommand,
   PutScheduledActionCommand,
 } from '@aws-sdk/client-application-auto-scaling';
-import { atExpression, type ExistingAction, type PlannedAction } from '../control/scheduled-actions.ts';
+import { atExpression, type ExistingAction, type PlannedAction } from '../floors/scheduled-actions.ts';
 import { countField, MalformedResponseError } from './capacity.ts';
 import type { ScalableRef } from './scalable-target.ts';
 

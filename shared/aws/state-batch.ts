@@ -14,8 +14,8 @@
  * ceiling from them (functions/evaluate/mix-plan.ts). An unprocessed PLAN key is no plan this tick.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { STATE_SK, targetPk } from '../control/state.ts';
 import { chunks, mapBounded } from '../invocation/pool.ts';
+import { STATE_SK, targetPk } from '../state/item.ts';
 import { MalformedResponseError } from './capacity.ts';
 import { MIX_SK, mixPk } from './mix-store.ts';
 

@@ -18,9 +18,9 @@ import type { Ports } from '../../functions/evaluate/ports.ts';
 import type { GroupReading } from '../aws/autoscaling.ts';
 import type { Capacity } from '../aws/capacity.ts';
 import type { StatePort } from '../aws/dynamodb.ts';
-import type { MetricQuery, QueryWindow } from '../control/queries.ts';
-import type { RawMetricResult } from '../control/readings.ts';
 import { METRIC_NAMES, type PolicyFile, type TargetPolicy } from '../policy/schema.ts';
+import type { MetricQuery, QueryWindow } from '../signals/queries.ts';
+import type { RawMetricResult } from '../signals/readings.ts';
 import { UsageError } from './io.ts';
 import { didYouMean } from './suggest.ts';
 

@@ -6,12 +6,12 @@
  * resource names, numbers and codes.
  */
 import type { Decision, Reading } from '../engine/types.ts';
+import type { NoisePick } from '../floors/noise.ts';
 import type { Mode } from '../invocation/config.ts';
 import type { MetricName, TargetPolicy } from '../policy/schema.ts';
-import type { NoisePick } from './noise.ts';
+import { targetPk } from '../state/item.ts';
+import type { SloInput } from '../state/slo.ts';
 import type { Outcome } from './plan.ts';
-import type { SloInput } from './slo-state.ts';
-import { targetPk } from './state.ts';
 
 export interface Trigger {
   event: 'tick' | 'alarm';
@@ -39,7 +39,7 @@ export interface RecordInputs {
   /**
    * The lead time the applied floor was planned over (null with no floor): the policy's
    * leadTimeMinutes (source configured) or the measured one above it (source measured), and the
-   * measured scale-outs behind it (shared/control/lead-time.ts).
+   * measured scale-outs behind it (shared/floors/lead-time.ts).
    */
   leadTime: {
     minutes: number;
@@ -51,7 +51,7 @@ export interface RecordInputs {
   noise: NoiseInput | null;
   killSwitch: boolean;
   conflict: string | null;
-  /** The error budget read this evaluation (targets with an SLO control only; ./slo-state.ts). */
+  /** The error budget read this evaluation (targets with an SLO control only; shared/state/slo.ts). */
   slo?: SloInput;
 }
 

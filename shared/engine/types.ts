@@ -63,7 +63,7 @@ export interface SignalSnapshot {
   };
   /**
    * The lead time the forecast floor was planned over: the policy's leadTimeMinutes, or more
-   * when the target's measured scale-outs took longer (shared/control/lead-time.ts).
+   * when the target's measured scale-outs took longer (shared/floors/lead-time.ts).
    */
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
   /**

@@ -4,9 +4,10 @@
  * was filled, and the figures. The backtest never reads it; the operator keeps it with the file.
  * Pure.
  */
-import { demandSources } from '../control/demand.ts';
+
 import type { TargetPolicy } from '../policy/schema.ts';
 import { formatNumber as n } from '../report/format.ts';
+import { demandSources } from '../signals/demand.ts';
 import type { History } from './build.ts';
 import { IDLE_HINT_REQUESTS, likelyIdle } from './gaps.ts';
 import { DAY_MS, MINUTE_MS } from './plan.ts';

@@ -6,8 +6,8 @@
  * at the span's period.
  */
 import type { HistoryPort } from '../aws/demand-history.ts';
-import { demandQueries } from '../control/demand.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { demandQueries } from '../signals/demand.ts';
 import type { HistoryPlan } from './plan.ts';
 import { binSpan, type SpanSums } from './series.ts';
 

@@ -3,9 +3,10 @@
  * shared/backtest/trace.ts), the sidecar note in the style of traces/*.md, and the lines on
  * stderr. Pure: text in, text out.
  */
-import { describeSources } from '../control/demand.ts';
+
 import type { TargetPolicy } from '../policy/schema.ts';
 import { formatNumber as n } from '../report/format.ts';
+import { describeSources } from '../signals/demand.ts';
 import type { History } from './build.ts';
 import { type Gap, IDLE_HINT_REQUESTS, likelyIdle } from './gaps.ts';
 import { DAY_MS, MINUTE_MS, type PeriodSeconds, periodMinutes, spanMinutes } from './plan.ts';

@@ -12,8 +12,8 @@
  *      7,205 over 60       -> 121 x 5, then 120 x 55
  * 3. toMinutes: the spans, oldest first, to one value per minute (null in a gap).
  */
-import type { HistoryQuery } from '../control/demand.ts';
-import type { RawMetricResult } from '../control/readings.ts';
+import type { HistoryQuery } from '../signals/demand.ts';
+import type { RawMetricResult } from '../signals/readings.ts';
 import { MINUTE_MS, periodMinutes, type Span } from './plan.ts';
 
 export interface SpanSums {

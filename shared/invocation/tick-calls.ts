@@ -31,8 +31,8 @@
  * when the plan keeps state), its action when it acts, and the decision record (PutItem).
  */
 
-import { buildQueries, MAX_QUERIES_PER_CALL } from '../control/queries.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
+import { buildQueries, MAX_QUERIES_PER_CALL } from '../signals/queries.ts';
 
 /**
  * Up to this many resources (or groups) in a region are asked about one by one: at most 4

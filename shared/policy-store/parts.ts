@@ -21,9 +21,9 @@
 
 import { parseDocument } from 'yaml';
 import { appendAll } from '../arrays/extent.ts';
-import { sourceProblems } from '../control/sources.ts';
 import { formatProblem, type PolicyProblem, parsePolicyText, validatePolicy } from '../policy/load.ts';
 import type { PolicyFile } from '../policy/schema.ts';
+import { sourceProblems } from '../signals/sources.ts';
 
 /** A document of the policy: its name in problems (a parameter name or a file path) and its text. */
 export interface PolicyText {

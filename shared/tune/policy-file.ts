@@ -6,8 +6,8 @@
  * written.
  */
 import { isScalar, parseDocument } from 'yaml';
-import { sourceProblems } from '../control/sources.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
+import { sourceProblems } from '../signals/sources.ts';
 import { applyKnobs, type Knob, type KnobValue, readKnob } from './knobs.ts';
 import type { Settings } from './search.ts';
 

@@ -2,7 +2,7 @@ import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwat
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cloudWatchMetrics, toMetricDataQuery } from '#shared/aws/cloudwatch.ts';
-import { buildQueries } from '#shared/control/queries.ts';
+import { buildQueries } from '#shared/signals/queries.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';
 import { awsError } from './fakes.ts';
 

@@ -1,11 +1,11 @@
 /**
- * Which GetMetricData calls read a region's demand (shared/control/history-plan.ts): the noise's
+ * Which GetMetricData calls read a region's demand (shared/signals/history-plan.ts): the noise's
  * one-minute queries ride in the forecast's five-minute call where CloudWatch keeps one-minute
  * data for the whole window and that costs no more pages; otherwise a second, shorter call.
  */
 import { describe, expect, it } from 'vitest';
-import { demandHistory } from '#shared/control/demand.ts';
-import { MAX_QUERIES_PER_CALL, planRegionHistory } from '#shared/control/history-plan.ts';
+import { demandHistory } from '#shared/signals/demand.ts';
+import { MAX_QUERIES_PER_CALL, planRegionHistory } from '#shared/signals/history-plan.ts';
 import { componentTarget, policyOf, variantTarget } from './policies.ts';
 
 const NOW = Date.parse('2025-06-09T12:00:10Z');

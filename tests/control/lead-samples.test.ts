@@ -1,11 +1,13 @@
 /**
- * Where measured lead times come from and how they are kept (shared/control/lead-samples.ts):
+ * Where measured lead times come from and how they are kept (shared/state/lead-samples.ts):
  * the evaluator's check of a scale-out serving, as a timeline; decoding the two attributes, with
  * malformed parts set aside; merging the two recorders; trimming the state machine's list; and
  * the claim's UpdateExpression that carries them (shared/aws/dynamodb.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { claimExpression } from '#shared/aws/dynamodb.ts';
+import { type EngineState, initialState } from '#shared/engine/types.ts';
+import { decodeState } from '#shared/state/item.ts';
 import {
   decodeLeadTimes,
   LEAD_GIVE_UP_MINUTES,
@@ -14,9 +16,8 @@ import {
   servedScaleOut,
   sfnTrim,
   storedLead,
-} from '#shared/control/lead-samples.ts';
-import { decodeState, type Pending } from '#shared/control/state.ts';
-import { type EngineState, initialState } from '#shared/engine/types.ts';
+} from '#shared/state/lead-samples.ts';
+import type { Pending } from '#shared/state/pending.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:30Z');
 const MIN = 60_000;

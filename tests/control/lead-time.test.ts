@@ -1,5 +1,5 @@
 /**
- * The measured lead time (shared/control/lead-time.ts): tables of effectiveLead and
+ * The measured lead time (shared/floors/lead-time.ts): tables of effectiveLead and
  * addLeadSample, and properties over random samples (fast-check): never below the configured
  * lead, monotone in the samples, p90 of nothing is null, malformed samples ignored.
  */
@@ -12,7 +12,7 @@ import {
   LEAD_METRIC_DELAY_MINUTES,
   LEAD_MIN_SAMPLES,
   type LeadSample,
-} from '#shared/control/lead-time.ts';
+} from '#shared/floors/lead-time.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const MIN = 60_000;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { batches, buildQueries, type MetricQuery, queryWindow } from '#shared/control/queries.ts';
-import { convertResults, type RawMetricResult } from '#shared/control/readings.ts';
-import { signalSource, sourceProblems } from '#shared/control/sources.ts';
 import type { Signal, TargetPolicy } from '#shared/policy/schema.ts';
+import { batches, buildQueries, type MetricQuery, queryWindow } from '#shared/signals/queries.ts';
+import { convertResults, type RawMetricResult } from '#shared/signals/readings.ts';
+import { signalSource, sourceProblems } from '#shared/signals/sources.ts';
 import { componentTarget, groupTarget, policyOf, variantTarget } from './policies.ts';
 
 const [variant, component, group] = policyOf(variantTarget(), componentTarget(), groupTarget()).targets as [

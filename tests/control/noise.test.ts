@@ -5,8 +5,10 @@
  * and the noise term of the forecast floor.
  */
 import { describe, expect, it } from 'vitest';
-import { floorSchedule, isFresh, levelHoldMinutes } from '#shared/control/forecast-floor.ts';
-import { levelFloorSchedule } from '#shared/control/level-floor.ts';
+import { noiseInput } from '#shared/control/records.ts';
+import type { SignalAssessment } from '#shared/engine/types.ts';
+import { floorSchedule, isFresh, levelHoldMinutes } from '#shared/floors/forecast.ts';
+import { levelFloorSchedule } from '#shared/floors/level.ts';
 import {
   fitStoredNoise,
   isNoiseFresh,
@@ -14,13 +16,12 @@ import {
   noiseStaleAfterMinutes,
   perMinute,
   pickNoise,
-} from '#shared/control/noise.ts';
-import { noiseInput } from '#shared/control/records.ts';
-import { decodeState, type StoredNoise } from '#shared/control/state.ts';
-import type { SignalAssessment } from '#shared/engine/types.ts';
+} from '#shared/floors/noise.ts';
+import type { StoredNoise } from '#shared/floors/stored.ts';
 import { levelFloor } from '#shared/forecast/floor-needs.ts';
 import type { Forecast } from '#shared/forecast/types.ts';
 import type { NoisePolicy } from '#shared/policy/schema.ts';
+import { decodeState } from '#shared/state/item.ts';
 import { policyOf, variantTarget } from './policies.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');

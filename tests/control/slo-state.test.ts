@@ -1,21 +1,21 @@
 /**
- * The error budget's part of the state item (shared/control/slo-state.ts): the stored form checked
+ * The error budget's part of the state item (shared/state/slo.ts): the stored form checked
  * and bounded, the SLI minute derived from the readings the evaluator already has, the alarm's
  * condition, and the claim that writes it back.
  */
 import { describe, expect, it } from 'vitest';
 import { claimExpression } from '#shared/aws/dynamodb.ts';
+import { initialState } from '#shared/engine/types.ts';
+import type { BudgetStatus } from '#shared/slo/budget.ts';
+import { SliLedger } from '#shared/slo/ledger.ts';
+import { decodeState } from '#shared/state/item.ts';
 import {
   budgetAtRisk,
   MAX_STORED_HOURS,
   MAX_STORED_MINUTES,
   StoredSloSchema,
   sliSampleOf,
-} from '#shared/control/slo-state.ts';
-import { decodeState } from '#shared/control/state.ts';
-import { initialState } from '#shared/engine/types.ts';
-import type { BudgetStatus } from '#shared/slo/budget.ts';
-import { SliLedger } from '#shared/slo/ledger.ts';
+} from '#shared/state/slo.ts';
 
 const MIN = 60_000;
 const T = Date.parse('2025-06-02T12:00:00Z'); // the end of the 11:59 minute

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { type GroupPolicy, groupConflict } from '#shared/control/conflicts.ts';
 import { type PlanContext, planFor } from '#shared/control/plan.ts';
 import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/control/records.ts';
-import { carriedPending, decodeState, effectiveDesired, type Pending } from '#shared/control/state.ts';
 import { type Decision, initialState } from '#shared/engine/types.ts';
 import { ConfigError, parseConfig } from '#shared/invocation/config.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { decodeState } from '#shared/state/item.ts';
+import { carriedPending, effectiveDesired, type Pending } from '#shared/state/pending.ts';
 import { componentTarget, groupTarget, policyOf, variantTarget } from './policies.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:00Z');

@@ -11,8 +11,8 @@ import {
   describeSources,
   type HistoryQuery,
   historyWindow,
-} from '#shared/control/demand.ts';
-import type { RawMetricResult } from '#shared/control/readings.ts';
+} from '#shared/signals/demand.ts';
+import type { RawMetricResult } from '#shared/signals/readings.ts';
 import { componentTarget, groupTarget, policyOf, variantTarget } from '../control/policies.ts';
 
 const [variant, component, group] = policyOf(variantTarget(), componentTarget(), groupTarget()).targets;

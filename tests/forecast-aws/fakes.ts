@@ -35,8 +35,8 @@ import { createForecaster } from '#functions/forecast/run.ts';
 import type { TargetOutcome } from '#functions/forecast/target.ts';
 import type { ForecastTelemetry } from '#functions/forecast/telemetry.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import type { BandPoint } from '#shared/control/forecast-floor.ts';
-import type { ForecastFloor } from '#shared/control/state.ts';
+import type { BandPoint } from '#shared/floors/forecast.ts';
+import type { ForecastFloor } from '#shared/floors/stored.ts';
 import { parametersByPath } from '../functions/parameters-by-path.ts';
 
 type Stub = AwsStub<object, MetadataBearer, unknown>;

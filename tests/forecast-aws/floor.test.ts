@@ -12,8 +12,8 @@ import {
   maxAhead,
   pickFloor,
   staleAfterMinutes,
-} from '#shared/control/forecast-floor.ts';
-import type { ForecastFloor } from '#shared/control/state.ts';
+} from '#shared/floors/forecast.ts';
+import type { ForecastFloor } from '#shared/floors/stored.ts';
 import type { Forecast } from '#shared/forecast/types.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';

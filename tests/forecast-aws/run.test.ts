@@ -11,7 +11,7 @@ import {
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
 import { describeOutcome } from '#functions/forecast/telemetry.ts';
-import { ForecastFloorSchema } from '#shared/control/state.ts';
+import { ForecastFloorSchema } from '#shared/floors/stored.ts';
 import { eventFile, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;

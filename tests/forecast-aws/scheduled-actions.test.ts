@@ -15,7 +15,7 @@ import {
   planActions,
   rampThreshold,
   reconcile,
-} from '#shared/control/scheduled-actions.ts';
+} from '#shared/floors/scheduled-actions.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const MIN = 60_000;

@@ -24,7 +24,7 @@ import type { ForecastPorts } from '#functions/forecast/ports.ts';
 import { createForecaster } from '#functions/forecast/run.ts';
 import type { HistoryPort } from '#shared/aws/demand-history.ts';
 import type { StoredForecastInputs } from '#shared/aws/forecast-store.ts';
-import { ForecastFloorSchema } from '#shared/control/state.ts';
+import { ForecastFloorSchema } from '#shared/floors/stored.ts';
 import {
   captureForecastTelemetry,
   dailyDemand,

@@ -27,12 +27,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it, vi } from 'vitest';
 import { powertoolsTelemetry } from '#functions/evaluate/telemetry.ts';
-import { decodeState } from '#shared/control/state.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { sliSample, stepSlo } from '#shared/slo/step.ts';
+import { decodeState } from '#shared/state/item.ts';
 import { CONFIG, eventFile, harness } from './harness.ts';
 
 const SLO_POLICY = readFileSync('events/replay/slo.yaml', 'utf8');

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { demandQueries } from '#shared/control/demand.ts';
 import { binSpan, spreadEvenly, spreadExample, toMinutes } from '#shared/history/series.ts';
+import { demandQueries } from '#shared/signals/demand.ts';
 import { componentTarget, policyOf, variantTarget } from '../control/policies.ts';
 
 const MIN = 60_000;

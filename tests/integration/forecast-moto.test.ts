@@ -31,7 +31,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ForecastReport } from '#functions/forecast/run.ts';
 import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
-import { ForecastFloorSchema } from '#shared/control/state.ts';
+import { ForecastFloorSchema } from '#shared/floors/stored.ts';
 import { captureForecastTelemetry, dailyDemand, eventFile } from '../forecast-aws/fakes.ts';
 import { motoForecaster } from '../support/forecaster.ts';
 import {

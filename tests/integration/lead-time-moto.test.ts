@@ -16,8 +16,8 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ForecastReport } from '#functions/forecast/run.ts';
 import { dynamoStateStore } from '#shared/aws/dynamodb.ts';
-import { ForecastFloorSchema } from '#shared/control/state.ts';
 import { initialState } from '#shared/engine/types.ts';
+import { ForecastFloorSchema } from '#shared/floors/stored.ts';
 import { captureForecastTelemetry, dailyDemand, eventFile } from '../forecast-aws/fakes.ts';
 import { motoForecaster } from '../support/forecaster.ts';
 import {

@@ -21,12 +21,12 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-d
 import type { Context, Handler } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DecisionRecord } from '#shared/control/records.ts';
-import { decodeState } from '#shared/control/state.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { sliSample, stepSlo } from '#shared/slo/step.ts';
+import { decodeState } from '#shared/state/item.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,

@@ -9,7 +9,7 @@
  * losing its largest spot pool, as in AWS.
  */
 
-import { effectiveLead } from '../../control/lead-time.ts';
+import { effectiveLead } from '../../floors/lead-time.ts';
 import { forecast } from '../../forecast/forecast.ts';
 import type { SpotEvent } from '../../interruptions/events.ts';
 import { handleSpotBatch } from '../../interruptions/handle.ts';

@@ -10,7 +10,7 @@
  * written for instances that serve 120 requests a minute at the SLO reads the trace as if its
  * instances did (Scenario.policyUnitScale); percentages and latencies need no scaling.
  */
-import { effectiveLead } from '../../control/lead-time.ts';
+
 import { decide } from '../../engine/decide.ts';
 import type {
   ActivationMetric,
@@ -19,6 +19,7 @@ import type {
   ReasonCode,
   SignalSnapshot,
 } from '../../engine/types.ts';
+import { effectiveLead } from '../../floors/lead-time.ts';
 import { rescaleNoise } from '../../forecast/noise-model.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import type { HeadroomState } from '../../slo/control.ts';

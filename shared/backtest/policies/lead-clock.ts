@@ -1,11 +1,11 @@
 /**
  * The backtest's measured lead time: the governor policy times its own scale-outs in the
  * simulated fleet, from the minute it asked for capacity to the minute the ready count reached
- * it, as the evaluator does in AWS with live capacity (shared/control/lead-time.ts turns the
+ * it, as the evaluator does in AWS with live capacity (shared/floors/lead-time.ts turns the
  * samples into the lead the floor covers). So a 15-minute cold start is learned from the fleet,
  * not read from the scenario.
  */
-import { addLeadSample, type LeadSample } from '../../control/lead-time.ts';
+import { addLeadSample, type LeadSample } from '../../floors/lead-time.ts';
 
 interface Open {
   /** Epoch ms the scale-out was asked for. */

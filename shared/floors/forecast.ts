@@ -15,7 +15,7 @@ import { stepNeeds } from '../forecast/floor-needs.ts';
 import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { Forecast, QuantileName } from '../forecast/types.ts';
 import type { Scaling, TargetPolicy } from '../policy/schema.ts';
-import { type ForecastFloor, ForecastFloorSchema } from './state.ts';
+import { type ForecastFloor, ForecastFloorSchema } from './stored.ts';
 
 export const FLOOR_STEP_MINUTES = 5;
 const STEP_MS = FLOOR_STEP_MINUTES * 60_000;
@@ -45,7 +45,7 @@ export function maxAhead(values: readonly number[], ahead: number): number[] {
 export interface FloorInputs {
   forecast: Forecast;
   quantile: QuantileName;
-  /** The lead each step covers: effectiveLead(...).minutes (shared/control/lead-time.ts). */
+  /** The lead each step covers: effectiveLead(...).minutes (shared/floors/lead-time.ts). */
   leadTimeMinutes: number;
   /** Where that lead came from; default: configured, as leadTimeMinutes, from no samples. */
   lead?: { source: 'configured' | 'measured'; configuredMinutes: number; samples: number };

@@ -2,7 +2,7 @@
  * The provisioning lead time, measured: how long the target's own scale-outs took from being
  * asked for to serving, and the lead the forecast floor must then cover. Pure; times are epoch
  * milliseconds, durations minutes. The AWS side records samples (the evaluator and the
- * scale-target state machine, shared/control/lead-samples.ts); the backtest imports this too.
+ * scale-target state machine, shared/state/lead-samples.ts); the backtest imports this too.
  *
  * Worked example (configured 10, metric delay 1, at least 3 samples):
  *   measured 12.0 13.0 13.0 14.0 13.5 minutes -> p90 (linear between order statistics) 13.8

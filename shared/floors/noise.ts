@@ -10,8 +10,8 @@
  */
 import { fitLevelNoise, type NoiseModel } from '../forecast/noise-model.ts';
 import type { NoisePolicy, TargetPolicy } from '../policy/schema.ts';
-import { FORECAST_SCHEDULE_MINUTES, REFRESH_SLACK_MINUTES } from './forecast-floor.ts';
-import type { StoredNoise } from './state.ts';
+import { FORECAST_SCHEDULE_MINUTES, REFRESH_SLACK_MINUTES } from './forecast.ts';
+import type { StoredNoise } from './stored.ts';
 
 /** CloudWatch keeps one-minute datapoints for 15 days (21,600 minutes); older ones are five-minute. */
 export const ONE_MINUTE_RETENTION_MINUTES = 21_600;

@@ -6,8 +6,8 @@
  */
 import type { QuantileName } from '../forecast/types.ts';
 import type { Scaling } from '../policy/schema.ts';
-import { clampNeed, FLOOR_STEP_MINUTES, type FloorNoise, noiseUsed } from './forecast-floor.ts';
-import type { ForecastFloor } from './state.ts';
+import { clampNeed, FLOOR_STEP_MINUTES, type FloorNoise, noiseUsed } from './forecast.ts';
+import type { ForecastFloor } from './stored.ts';
 
 const STEP_MS = FLOOR_STEP_MINUTES * 60_000;
 

@@ -3,7 +3,7 @@
  *
  * - Five-minute demand for the targets whose forecast is due, over the longest historyDays.
  * - One-minute demand for the targets whose noise is due (noise.enabled), over the longest
- *   noise.historyMinutes: the noise model's input (shared/control/noise.ts).
+ *   noise.historyMinutes: the noise model's input (shared/floors/noise.ts).
  * Both end at the same five-minute boundary (historyWindow). A GetMetricData call has one
  * window, but each query its own period, so the one-minute queries ride in the five-minute call
  * when CloudWatch still has one-minute data at the window's start (it keeps it 15 days: a
@@ -14,6 +14,7 @@
  * two calls.
  */
 import { appendAll, maxOf } from '../arrays/extent.ts';
+import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes, ONE_MINUTE_RETENTION_MINUTES } from '../floors/noise.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import {
   demandQueries,
@@ -22,7 +23,6 @@ import {
   type HistoryWindow,
   historyWindow,
 } from './demand.ts';
-import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes, ONE_MINUTE_RETENTION_MINUTES } from './noise.ts';
 
 /** GetMetricData returns at most this many datapoints a page (then a NextToken). */
 export const POINTS_PER_PAGE = 100_800;

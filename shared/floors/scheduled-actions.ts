@@ -17,7 +17,7 @@
  * to 1 at step 12 (tests/forecast-aws/scheduled-actions.test.ts).
  */
 import { maxOf } from '../arrays/extent.ts';
-import type { ForecastFloor } from './state.ts';
+import type { ForecastFloor } from './stored.ts';
 
 const STEP_MS = 5 * 60_000;
 /** Actions are planned this far ahead; the hourly run replans, so beyond is never needed. */

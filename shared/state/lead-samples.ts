@@ -23,8 +23,8 @@ import {
   effectiveLead,
   LEAD_MAX_SAMPLES,
   type LeadSample,
-} from './lead-time.ts';
-import type { Pending } from './state.ts';
+} from '../floors/lead-time.ts';
+import type { Pending } from './pending.ts';
 
 /** The evaluator's attribute: epoch ms. */
 export const LeadTimesSchema = z.array(z.object({ requestedAt: z.number(), servingAt: z.number() }));
