@@ -92,9 +92,9 @@ target larger than --max-bytes on its own).`;
 
 export const COMMANDS: Record<string, CommandEntry> = {
   validate: {
-    summary: 'validate FILE...          check policy files; exit 2 with one line per problem',
-    help: `usage: governor validate FILE... (YAML or JSON policy files)
-       governor validate MAIN --part FILE [--part FILE ...]
+    summary: 'validate FILE... [--cost] check policy files (and what Governor costs to run)',
+    help: `usage: governor validate FILE... [--cost] (YAML or JSON policy files)
+       governor validate MAIN --part FILE [--part FILE ...] [--cost]
 
 Exit 0 and one summary line per valid file; exit 2 and one line per problem (the file, the path,
 what is wrong, the fix).
@@ -103,6 +103,14 @@ what is wrong, the fix).
                 as the functions check the policy parameter and the parameters under
                 <name>/parts/, merged in file-name order after MAIN's targets, as one policy
                 (ids unique across all of them); a part holds only version and targets
+  --cost        also print what Governor's control plane costs a month for the policy's targets
+                (Lambda, Step Functions, DynamoDB, CloudWatch, X-Ray at us-east-1 list prices),
+                and for 1, 50 and 500 targets like them (docs/operations.md)
+  --template F  with --cost: the SAM template to read schedules, alarms and functions from
+                (default: the template.yaml beside the CLI)
+  --tracing     with --cost: as deployed with Tracing=Active (X-Ray in the total)
+  --actions-per-day N
+                with --cost: scale actions per SageMaker target a day (default 24)
   --help        this text`,
     load: async () => (await import('./validate.ts')).validateCommand,
   },

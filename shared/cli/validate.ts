@@ -14,9 +14,11 @@ import { type MergedPolicy, mergePolicyParts, type PolicyText } from '../policy-
 import { describeObjective, sloOf } from '../slo/objective.ts';
 import { readInput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
-import { parseOptions } from './options.ts';
+import { numberOption, parseOptions } from './options.ts';
+import type { CostOptions } from './validate-cost.ts';
 
-const USAGE = 'usage: governor validate FILE... | governor validate MAIN --part FILE [--part FILE ...]';
+const USAGE =
+  'usage: governor validate FILE... [--cost] | governor validate MAIN --part FILE [--part FILE ...] [--cost]';
 
 /** A target's capacity mix in a few words: the commitment, spot and the budget. */
 function mixSummary(t: TargetPolicy): string {
@@ -50,12 +52,22 @@ export function summarize(policy: PolicyFile): string {
 /** Names sorted as SSM sorts the parts the functions read: by code unit. */
 const byName = (a: PolicyText, b: PolicyText) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Prints the result of one policy (one file, or a main file and its parts); the exit code. */
-function report(name: string, result: MergedPolicy, io: CliIo): number {
+/** Prints the result of one policy (one file, or a main file and its parts), and its cost with --cost; the exit code. */
+async function report(
+  name: string,
+  result: MergedPolicy,
+  io: CliIo,
+  cost: CostOptions | null,
+): Promise<number> {
   if (result.ok) {
     const parts = result.origins.length - 1;
     const label = parts === 0 ? name : `${name} + ${parts} part${parts === 1 ? '' : 's'}`;
     io.stdout(`${label}: ${summarize(result.policy)}`);
+    if (cost) {
+      const { costSetting, printCost } = await import('./validate-cost.ts');
+      io.stdout('');
+      printCost(label, result.policy.targets, await costSetting(cost, io), io);
+    }
     return EXIT.ok;
   }
   for (const line of result.problems) io.stderr(line);
@@ -75,8 +87,28 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
   const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
-    options: { part: { type: 'string', multiple: true } },
+    options: {
+      part: { type: 'string', multiple: true },
+      cost: { type: 'boolean' },
+      template: { type: 'string' },
+      tracing: { type: 'boolean' },
+      'actions-per-day': { type: 'string' },
+    },
   });
+  for (const flag of ['template', 'tracing', 'actions-per-day'] as const) {
+    if (values[flag] !== undefined && !values.cost)
+      throw new UsageError(`--${flag} goes with --cost: add --cost`);
+  }
+  const cost: CostOptions | null = values.cost
+    ? {
+        template: values.template,
+        tracing: values.tracing ?? false,
+        actionsPerDay:
+          values['actions-per-day'] === undefined
+            ? undefined
+            : numberOption('actions-per-day', values['actions-per-day'], 0, 0, 1440),
+      }
+    : null;
   const partFiles = values.part ?? [];
   if (positionals.length === 0) throw new UsageError(`${USAGE} (YAML or JSON policy files)`);
   if (partFiles.length > 0 && positionals.length !== 1) {
@@ -93,13 +125,14 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
     for (const line of unread) io.stderr(line);
     if (unread.length > 0) return EXIT.usage;
     const [main, ...parts] = docs as PolicyText[];
-    return report(main!.name, mergePolicyParts(main!, parts.sort(byName)), io);
+    return report(main!.name, mergePolicyParts(main!, parts.sort(byName)), io, cost);
   }
   let worst: number = EXIT.ok;
   for (const file of positionals) {
     const doc = await read(file, null, io);
     if (typeof doc === 'string') io.stderr(doc);
-    const code = typeof doc === 'string' ? EXIT.usage : report(file, mergePolicyParts(doc, []), io);
+    const code =
+      typeof doc === 'string' ? EXIT.usage : await report(file, mergePolicyParts(doc, []), io, cost);
     worst = Math.max(worst, code);
   }
   return worst;

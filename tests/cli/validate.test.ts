@@ -255,7 +255,7 @@ describe('governor validate with several files or none', () => {
       case: 'no file at all exits 2 with the usage',
       args: [],
       err: [
-        'governor validate: usage: governor validate FILE... | governor validate MAIN --part FILE [--part FILE ...] (YAML or JSON policy files)',
+        'governor validate: usage: governor validate FILE... [--cost] | governor validate MAIN --part FILE [--part FILE ...] [--cost] (YAML or JSON policy files)',
       ],
     },
     {
