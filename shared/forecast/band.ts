@@ -16,6 +16,7 @@
  * (p10 and p90 pinball, log), and the mix with the flat width that scores best is kept.
  */
 import { BINS_PER_DAY } from './series.ts';
+import { mergeSorted } from './sort.ts';
 import { quantileOfSorted, sortedFinite } from './stats.ts';
 
 const P = BINS_PER_DAY;
@@ -36,13 +37,25 @@ export interface SlotWidths {
   mix: number;
 }
 
-/** Sorted residuals of slots s - half .. s + half over days [0, days). */
-function pooled(e: Float64Array, days: number, s: number, half: number): Float64Array {
-  const out = new Float64Array(days * (2 * half + 1));
-  let n = 0;
-  for (let r = 0; r < days; r++)
-    for (let d = -half; d <= half; d++) out[n++] = e[r * P + ((((s + d) % P) + P) % P)]!;
+/** Sorted residuals of slot s over days [0, days). */
+function column(e: Float64Array, days: number, s: number): Float64Array {
+  const out = new Float64Array(days);
+  for (let r = 0; r < days; r++) out[r] = e[r * P + s]!;
   return sortedFinite(out);
+}
+
+/**
+ * Sorted residuals of slots s - half .. s + half over days [0, days), merged from each slot's
+ * sorted column: the same values in the same order as sorting the pool, with 288 sorts of 14
+ * values in place of 288 sorts of 42 (tests/forecast/hot-paths.test.ts pins the merge).
+ */
+function pooled(columns: readonly Float64Array[], s: number, half: number): Float64Array {
+  let out = columns[s]!;
+  for (let d = 1; d <= half; d++) {
+    out = mergeSorted(out, columns[(s - d + P) % P]!);
+    out = mergeSorted(out, columns[(s + d) % P]!);
+  }
+  return out;
 }
 
 type Side = 'up' | 'down' | 'tail';
@@ -70,8 +83,9 @@ function measure(e: Float64Array, days: number, withSlots: boolean): Measured {
   const slots = { up: new Float64Array(P), down: new Float64Array(P), tail: new Float64Array(P) };
   // p99 of a slot's 42 residuals is its largest: the tail keeps the day's ratio to the p90 width.
   const tailRatio = flat.up > 0 ? flat.tail / flat.up : 1;
+  const columns = Array.from({ length: P }, (_, s) => column(e, days, s));
   for (let s = 0; s < P; s++) {
-    const local = spread(pooled(e, days, s, SLOT_POOL));
+    const local = spread(pooled(columns, s, SLOT_POOL));
     slots.up[s] = local.up;
     slots.down[s] = local.down;
     slots.tail[s] = local.up * tailRatio;
@@ -109,10 +123,26 @@ export interface Errors {
   origins: Int32Array;
 }
 
+/**
+ * The median of a band's errors, sorted once per band: the shape test, the scales and the
+ * cross-calibration read it 36 times per forecast (13 % of a NASA forecast went to sorting).
+ */
+const medians = new WeakMap<Float64Array, number>();
+function medianOf(errors: Float64Array): number {
+  let m = medians.get(errors);
+  if (m === undefined) {
+    m = quantileOfSorted(sortedFinite(errors), 0.5);
+    medians.set(errors, m);
+  }
+  return m;
+}
+
 /** Errors less their median, divided by the width for quantile q at their slot. */
 function normalized(b: Errors, widths: SlotWidths, q: number): Float64Array {
-  const m = quantileOfSorted(sortedFinite(b.errors), 0.5);
-  return b.errors.map((e, j) => (e - m) / widthAt(widths, q, b.slots[j]!));
+  const m = medianOf(b.errors);
+  const out = new Float64Array(b.errors.length);
+  for (let j = 0; j < out.length; j++) out[j] = (b.errors[j]! - m) / widthAt(widths, q, b.slots[j]!);
+  return out;
 }
 
 /**
@@ -124,7 +154,8 @@ export function normalizedScales(b: Errors, widths: SlotWidths, qs: readonly num
   return qs.map((q) => {
     if (q === 0.5) return 0;
     const norm = normalized(b, widths, q);
-    return quantileOfSorted(sortedFinite(norm), crossCalibrated(norm, b.origins, q));
+    const sorted = sortedFinite(norm);
+    return quantileOfSorted(sorted, crossCalibrated(norm, b.origins, q, sorted));
   });
 }
 
@@ -150,11 +181,15 @@ function upperBound(a: Float64Array, x: number): number {
  * 0.87-0.91 on growth and from 0.84-0.90 to 0.85-0.92 after a collapse; on NASA from 0.91 to
  * 0.92 (p90 pinball 2.488 to 2.500), on Twitter 0.895 to 0.899 (451.5 to 455.5).
  */
-export function crossCalibrated(norm: Float64Array, origins: Int32Array, q: number): number {
+export function crossCalibrated(
+  norm: Float64Array,
+  origins: Int32Array,
+  q: number,
+  all: Float64Array = sortedFinite(norm),
+): number {
   const ids = [...new Set(origins)];
   if (ids.length < 3) return q;
-  const all = sortedFinite(norm);
-  const own = new Map(ids.map((id) => [id, sortedFinite(norm.filter((_, j) => origins[j] === id))]));
+  const own = byOrigin(norm, origins, ids);
   const n = all.length;
   const upper = q > 0.5;
   const limit = upper ? (1 + q) / 2 : q / 2;
@@ -170,6 +205,24 @@ export function crossCalibrated(norm: Float64Array, origins: Int32Array, q: numb
     if (upper ? hits / n >= q : hits / n <= q) return level;
   }
   return limit;
+}
+
+/** The scores of each origin (in the order of ids), sorted: one pass over them, not one per origin. */
+function byOrigin(
+  norm: Float64Array,
+  origins: Int32Array,
+  ids: readonly number[],
+): Map<number, Float64Array> {
+  const slot = new Map(ids.map((id, i) => [id, i]));
+  const counts = new Int32Array(ids.length);
+  for (let j = 0; j < norm.length; j++) counts[slot.get(origins[j]!)!]!++;
+  const parts = Array.from(counts, (n) => new Float64Array(n));
+  counts.fill(0);
+  for (let j = 0; j < norm.length; j++) {
+    const i = slot.get(origins[j]!)!;
+    parts[i]![counts[i]!++] = norm[j]!;
+  }
+  return new Map(ids.map((id, i) => [id, sortedFinite(parts[i]!)]));
 }
 
 /** The level-quantile (nearest rank) of the scores in `all` that are not in `mine` (both sorted). */
@@ -212,11 +265,11 @@ function shapeLoss(errors: Errors[], medians: number[], widths: SlotWidths): num
 export function chooseShape(residuals: Float64Array, days: number, errors: Errors[]): SlotWidths {
   if (errors.length === 0 || days <= HELD_OUT_DAYS) return slotWidths(residuals, days, 0);
   const held = measure(residuals, days - HELD_OUT_DAYS, true);
-  const medians = errors.map((b) => quantileOfSorted(sortedFinite(b.errors), 0.5));
+  const centres = errors.map((b) => medianOf(b.errors));
   let best: number = SHAPE_MIXES[0]!;
   let bestLoss = Number.POSITIVE_INFINITY;
   for (const mix of SHAPE_MIXES) {
-    const loss = shapeLoss(errors, medians, mixed(held, mix));
+    const loss = shapeLoss(errors, centres, mixed(held, mix));
     if (loss < bestLoss) [best, bestLoss] = [mix, loss];
   }
   return slotWidths(residuals, days, best);

@@ -142,7 +142,8 @@ export function recentLoss(
     for (let t = Math.max(cut, from); t < Math.min(z.length, cut + horizonBins); t++) {
       if (!Number.isFinite(z[t]!)) continue;
       const y = fromLog(z[t]!, c);
-      const [f50, f90] = [0.5, 0.9].map((q) => fromLog(f.quantile(cut, t - cut, q), c)) as [number, number];
+      const f50 = fromLog(f.quantile(cut, t - cut, 0.5), c);
+      const f90 = fromLog(f.quantile(cut, t - cut, 0.9), c);
       if (!Number.isFinite(f50) || !Number.isFinite(f90)) continue;
       p50 += y >= f50 ? 0.5 * (y - f50) : 0.5 * (f50 - y);
       p90 += y >= f90 ? 0.9 * (y - f90) : 0.1 * (f90 - y);

@@ -42,7 +42,8 @@ const MIN_BAND_SAMPLES = 200;
  */
 const WEEKLY_MARGIN = 0.05;
 
-export const bandIndex = (k: number): number => BAND_EDGES.findIndex((edge) => k < edge);
+export const bandIndex = (k: number): number =>
+  k < BAND_EDGES[0]! ? 0 : k < BAND_EDGES[1]! ? 1 : k < P ? 2 : 3;
 
 /**
  * The least history a pseudo-origin's fit may have: a day, or a week when the real fit has a

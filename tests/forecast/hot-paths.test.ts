@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { fitLevelNoise, fitNoise, type NoiseModel, trailingMedians } from '#shared/forecast/noise-model.ts';
-import { sortFloat64 } from '#shared/forecast/sort.ts';
+import { mergeSorted, sortFloat64 } from '#shared/forecast/sort.ts';
 import { sortedFinite } from '#shared/forecast/stats.ts';
 import { fitNoiseV1, sortedFiniteV1, trailingMediansV1 } from './reference/hot-paths-v1.ts';
 
@@ -52,6 +52,19 @@ describe('hot paths: the new code gives the old results bit for bit', () => {
     const b = a.slice();
     sortFloat64(a);
     expect(sameBits(a, b.sort())).toBe(true);
+  });
+
+  it('mergeSorted of two sorted arrays equals sorting them together, -0 before +0, on any values', () => {
+    const finite = series.map((xs) => Float64Array.from(xs.filter(Number.isFinite)).sort());
+    fc.assert(
+      fc.property(finite, finite, (a, b) => {
+        const both = new Float64Array(a.length + b.length);
+        both.set(a);
+        both.set(b, a.length);
+        return sameBits(mergeSorted(a, b), both.sort());
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('trailingMedians equals the linear splice version on any series and window', () => {
