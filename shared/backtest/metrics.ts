@@ -64,43 +64,41 @@ export interface CurveParams {
   sloUtilization: number;
 }
 
-/** Derives one minute's datapoint from the fleet and the demand it met. */
-export function datapointFor(s: MinuteState, p: CurveParams): Datapoint {
-  const timestamp = s.minute * 60_000;
+/**
+ * Writes one minute's datapoint into `out`, field by field in FIELDS order: the simulator's
+ * feed calls this every simulated minute with a scratch array, so no object is built per
+ * minute (datapointFor builds one from it).
+ */
+export function datapointInto(s: MinuteState, p: CurveParams, out: Float64Array): void {
+  out[0] = s.minute;
+  out[1] = s.minute * 60_000;
+  out[2] = s.requests;
+  out[6] = s.backlogOut;
   if (s.ready <= 0) {
-    return {
-      minute: s.minute,
-      timestamp,
-      requests: s.requests,
-      ready: 0,
-      invocationsPerInstance: Number.NaN,
-      gpuUtilization: Number.NaN,
-      queueDepth: s.backlogOut,
-      queueDepthPerInstance: Number.NaN,
-      concurrencyPerInstance: Number.NaN,
-      p95LatencyMs: Number.NaN,
-      p99LatencyMs: Number.NaN,
-    };
+    out[3] = 0;
+    out.fill(Number.NaN, 4, 6);
+    out.fill(Number.NaN, 7, 11);
+    return;
   }
   const service = s.ready * p.muSat;
   const curve = p95CurveMs(s.work / service, p.sloMs, p.sloUtilization);
   // A request that finds the queue waits for it to drain: the worse of the minute's two ends.
   const waitMs = (Math.max(s.backlogIn, s.backlogOut) / service) * 60_000;
-  const p95 = curve + waitMs;
   const meanSeconds = (curve / Math.log(20) + waitMs) / 1000;
-  return {
-    minute: s.minute,
-    timestamp,
-    requests: s.requests,
-    ready: s.ready,
-    invocationsPerInstance: s.requests / s.ready,
-    gpuUtilization: 100 * Math.min(1, (s.work + s.backlogIn) / service),
-    queueDepth: s.backlogOut,
-    queueDepthPerInstance: s.backlogOut / s.ready,
-    concurrencyPerInstance: (s.requests / s.ready / 60) * meanSeconds,
-    p95LatencyMs: p95,
-    p99LatencyMs: curve * P99_OVER_P95 + waitMs,
-  };
+  out[3] = s.ready;
+  out[4] = s.requests / s.ready;
+  out[5] = 100 * Math.min(1, (s.work + s.backlogIn) / service);
+  out[7] = s.backlogOut / s.ready;
+  out[8] = (s.requests / s.ready / 60) * meanSeconds;
+  out[9] = curve + waitMs;
+  out[10] = curve * P99_OVER_P95 + waitMs;
+}
+
+/** Derives one minute's datapoint from the fleet and the demand it met. */
+export function datapointFor(s: MinuteState, p: CurveParams): Datapoint {
+  const row = new Float64Array(FIELDS.length);
+  datapointInto(s, p, row);
+  return fromRow((c) => row[c]!);
 }
 
 /** What a policy may read: the datapoints delivered so far, oldest first. */
@@ -109,6 +107,8 @@ export interface MetricsView {
   readonly count: number;
   /** The i-th visible datapoint (0 = the trace's first minute). */
   at(i: number): Datapoint;
+  /** One field of the i-th visible datapoint, without building the datapoint (alarm windows read 15 a minute). */
+  valueAt(i: number, field: keyof Datapoint): number;
   /** The newest visible datapoint, if any. */
   latest(): Datapoint | undefined;
 }
@@ -136,6 +136,23 @@ const FIELDS = [
   'p95LatencyMs',
   'p99LatencyMs',
 ] as const satisfies readonly (keyof Datapoint)[];
+const COLUMN = Object.fromEntries(FIELDS.map((f, c) => [f, c])) as Record<keyof Datapoint, number>;
+
+function fromRow(v: (column: number) => number): Datapoint {
+  return {
+    minute: v(0),
+    timestamp: v(1),
+    requests: v(2),
+    ready: v(3),
+    invocationsPerInstance: v(4),
+    gpuUtilization: v(5),
+    queueDepth: v(6),
+    queueDepthPerInstance: v(7),
+    concurrencyPerInstance: v(8),
+    p95LatencyMs: v(9),
+    p99LatencyMs: v(10),
+  };
+}
 
 /**
  * The feed: every datapoint is recorded when its minute ends; at minute m the visible ones are
@@ -146,9 +163,13 @@ const FIELDS = [
  */
 export class MetricsFeed implements MetricsView {
   readonly #columns = FIELDS.map(() => new Float64Array(FEED_KEEP_MINUTES));
+  readonly #row = new Float64Array(FIELDS.length);
   #recorded = 0;
   readonly #delay: number;
   #count = 0;
+  /** The datapoint at() built last, and its index: policies read the newest one several times a minute. */
+  #built: Datapoint | undefined;
+  #builtAt = -1;
 
   constructor(metricDelayMinutes: number) {
     this.#delay = metricDelayMinutes;
@@ -171,7 +192,16 @@ export class MetricsFeed implements MetricsView {
     this.#recorded++;
   }
 
-  at(i: number): Datapoint {
+  /** Records the datapoint of a minute the simulator ran (datapointFor's values, no object built). */
+  recordMinute(s: MinuteState, p: CurveParams): void {
+    const slot = this.#recorded % FEED_KEEP_MINUTES;
+    const row = this.#row;
+    datapointInto(s, p, row);
+    for (let c = 0; c < row.length; c++) this.#columns[c]![slot] = row[c]!;
+    this.#recorded++;
+  }
+
+  #slot(i: number): number {
     if (!Number.isInteger(i) || i < 0 || i >= this.#count) {
       throw new RangeError(`datapoint ${i} is not visible (only 0..${this.#count - 1} are)`);
     }
@@ -180,21 +210,20 @@ export class MetricsFeed implements MetricsView {
         `datapoint ${i} was dropped: the feed keeps the newest ${FEED_KEEP_MINUTES} minutes (from ${this.#recorded - FEED_KEEP_MINUTES})`,
       );
     }
-    const slot = i % FEED_KEEP_MINUTES;
+    return i % FEED_KEEP_MINUTES;
+  }
+
+  at(i: number): Datapoint {
+    const slot = this.#slot(i);
+    if (i === this.#builtAt) return this.#built!;
     const c = this.#columns;
-    return {
-      minute: c[0]![slot]!,
-      timestamp: c[1]![slot]!,
-      requests: c[2]![slot]!,
-      ready: c[3]![slot]!,
-      invocationsPerInstance: c[4]![slot]!,
-      gpuUtilization: c[5]![slot]!,
-      queueDepth: c[6]![slot]!,
-      queueDepthPerInstance: c[7]![slot]!,
-      concurrencyPerInstance: c[8]![slot]!,
-      p95LatencyMs: c[9]![slot]!,
-      p99LatencyMs: c[10]![slot]!,
-    };
+    this.#built = fromRow((column) => c[column]![slot]!);
+    this.#builtAt = i;
+    return this.#built;
+  }
+
+  valueAt(i: number, field: keyof Datapoint): number {
+    return this.#columns[COLUMN[field]]![this.#slot(i)]!;
   }
 
   latest(): Datapoint | undefined {

@@ -9,7 +9,7 @@
  * then the minute's datapoint is published (visible metricDelayMinutes + 1 minutes later).
  */
 import { Fleet } from './fleet.ts';
-import { datapointFor, MetricsFeed } from './metrics.ts';
+import { MetricsFeed, type MinuteState } from './metrics.ts';
 import type { Policy } from './policies/types.ts';
 import type { ResolvedScenario, Workload } from './scenario.ts';
 import type { PolicyRun, Scenario } from './types.ts';
@@ -83,6 +83,8 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
   };
   const tally: Tally = { instanceMinutes: 0, violationMinutes: [], requestsInViolation: 0, actions: 0 };
   let backlog = 0;
+  // One minute's state, refilled every minute: the feed copies it into its columns.
+  const minute: MinuteState = { minute: 0, requests: 0, work: 0, ready: 0, backlogIn: 0, backlogOut: 0 };
   for (let m = 0; m < n; m++) {
     fleet.promote(m);
     feed.advanceTo(m);
@@ -98,15 +100,13 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
     if (changed && m >= (input.scoreFrom ?? 0)) tally.actions++;
     const backlogOut = serve(m, fleet, backlog, input, tally);
     const { ready } = fleet;
-    const minute = {
-      minute: m,
-      requests: workload.requests[m]!,
-      work: workload.work[m]!,
-      ready,
-      backlogIn: backlog,
-      backlogOut,
-    };
-    feed.record(datapointFor(minute, curve));
+    minute.minute = m;
+    minute.requests = workload.requests[m]!;
+    minute.work = workload.work[m]!;
+    minute.ready = ready;
+    minute.backlogIn = backlog;
+    minute.backlogOut = backlogOut;
+    feed.recordMinute(minute, curve);
     backlog = backlogOut;
     series.ready[m] = ready;
     series.provisioned[m] = ready + fleet.pending + fleet.filling;

@@ -23,6 +23,7 @@ export function metricsOf(points: readonly Datapoint[]): MetricsView {
   return {
     count: points.length,
     at: (i) => points[i]!,
+    valueAt: (i, field) => points[i]![field],
     latest: () => points.at(-1),
   };
 }

@@ -70,7 +70,7 @@ export function alarmBreached(
   const end = metrics.count - lag;
   if (end < points) return false;
   for (let i = end - points; i < end; i++) {
-    const v = metrics.at(i)[metric];
+    const v = metrics.valueAt(i, metric);
     if (!Number.isFinite(v) || !breaches(v)) return false;
   }
   return true;

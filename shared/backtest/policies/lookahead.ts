@@ -150,7 +150,8 @@ export class Lookahead {
   update(view: MetricsView, minute: number): void {
     // Delivered minutes are appended once, not copied again at every refit (NASA: 220 refits of
     // 14 days were 4.4 million reads, ~0.4 s of npm start).
-    for (let i = this.#delivered.length; i < view.count; i++) this.#delivered.push(view.at(i).requests);
+    for (let i = this.#delivered.length; i < view.count; i++)
+      this.#delivered.push(view.valueAt(i, 'requests'));
     if (minute - this.#noiseAt >= NOISE_REFRESH_MINUTES) this.#refitNoise(minute);
     const { forecast: f } = this.#o;
     if (!f.enabled && !this.#warm) return;
