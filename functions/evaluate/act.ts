@@ -6,9 +6,10 @@
  * generation checks). A group's AlarmNotification process is suspended here, then
  * SetDesiredCapacity.
  */
+
+import type { Outcome } from '../../shared/apply/plan.ts';
+import { type RecordAction, scaleTargetInput } from '../../shared/apply/records.ts';
 import { scalableRef } from '../../shared/aws/app-autoscaling.ts';
-import type { Outcome } from '../../shared/control/plan.ts';
-import { type RecordAction, scaleTargetInput } from '../../shared/control/records.ts';
 import { initialState } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { carriedPending, pendingWindowMs } from '../../shared/state/pending.ts';

@@ -2,13 +2,14 @@
  * One attempt at a target's decision, before its claim: the snapshot from the capacity, the
  * readings and the state item (forecast or level floor, measured lead and noise, failover and mix
  * floors, the budget's ceiling), the engine's decision under the error budget's headroom
- * (./slo.ts), and the plan for it (shared/control/plan.ts). Pure but for the id it draws; a lost
+ * (./slo.ts), and the plan for it (shared/apply/plan.ts). Pure but for the id it draws; a lost
  * claim makes a new attempt from freshly read state.
  */
+
+import { conflictMessage } from '../../shared/apply/conflicts.ts';
+import { planFor } from '../../shared/apply/plan.ts';
+import { noiseInput } from '../../shared/apply/records.ts';
 import type { Capacity } from '../../shared/aws/capacity.ts';
-import { conflictMessage } from '../../shared/control/conflicts.ts';
-import { planFor } from '../../shared/control/plan.ts';
-import { noiseInput } from '../../shared/control/records.ts';
 import { decide } from '../../shared/engine/decide.ts';
 import type { SignalSnapshot } from '../../shared/engine/types.ts';
 import { pickFloor } from '../../shared/floors/forecast.ts';

@@ -1,8 +1,9 @@
 /** What one target's evaluation works with: the invocation's context and the target's reads. */
+
+import type { Conflict } from '../../shared/apply/conflicts.ts';
+import type { Plan } from '../../shared/apply/plan.ts';
+import type { RecordInputs, Trigger } from '../../shared/apply/records.ts';
 import type { Capacity } from '../../shared/aws/capacity.ts';
-import type { Conflict } from '../../shared/control/conflicts.ts';
-import type { Plan } from '../../shared/control/plan.ts';
-import type { RecordInputs, Trigger } from '../../shared/control/records.ts';
 import type { Decision, EngineState } from '../../shared/engine/types.ts';
 import type { LeadSample } from '../../shared/floors/lead-time.ts';
 import type { TimeLeft } from '../../shared/invocation/budget.ts';

@@ -13,7 +13,7 @@
  * and targets not started for lack of time (recorded as deferred, DeadlineReached).
  */
 
-import { auditItem, type DecisionRecord, newDecisionId, type Trigger } from '../../shared/control/records.ts';
+import { auditItem, type DecisionRecord, newDecisionId, type Trigger } from '../../shared/apply/records.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { EventError, type GovernorEvent, parseEvent } from '../../shared/events/parse.ts';
 import {

@@ -20,10 +20,11 @@
  * Failures are kept per target: a metrics failure leaves signals missing (the engine holds and
  * never scales in on missing data); a capacity or scaler failure fails the targets it concerns.
  */
+
+import { type Conflict, type GroupPolicy, groupConflict } from '../../shared/apply/conflicts.ts';
 import { refKey, type ScalableRef, scalableRef } from '../../shared/aws/app-autoscaling.ts';
 import type { Capacity } from '../../shared/aws/capacity.ts';
 import { type EndpointReading, variantCapacityFrom } from '../../shared/aws/sagemaker.ts';
-import { type Conflict, type GroupPolicy, groupConflict } from '../../shared/control/conflicts.ts';
 import type { ResolvedGroup } from '../../shared/failover/group.ts';
 import { mapBounded } from '../../shared/invocation/pool.ts';
 import { BATCH_STATE_FROM, ONE_BY_ONE_MAX } from '../../shared/invocation/tick-calls.ts';

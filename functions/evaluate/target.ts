@@ -18,7 +18,7 @@
  * claimed or changed, instead of being cut off between its claim and its action.
  */
 
-import type { DecisionRecord } from '../../shared/control/records.ts';
+import type { DecisionRecord } from '../../shared/apply/records.ts';
 import { initialState } from '../../shared/engine/types.ts';
 import { addLeadSample, type LeadSample } from '../../shared/floors/lead-time.ts';
 import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/invocation/budget.ts';

@@ -22,7 +22,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DecisionRecord } from '../../shared/control/records.ts';
+import type { DecisionRecord } from '../../shared/apply/records.ts';
 
 /** Counters of the control plane itself, with the [service] dimension. */
 export type ControlMetric = 'AuditWriteFailures' | 'DeadlineSkips' | 'ForeignEvents';

@@ -15,11 +15,11 @@
  * move that was not made.
  */
 
-import { failoverInput, needsExecution } from '../../shared/control/failover-input.ts';
-import { expiresAtFor, newDecisionId } from '../../shared/control/records.ts';
+import { expiresAtFor, newDecisionId } from '../../shared/apply/records.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover/group.ts';
+import { failoverInput, needsExecution } from '../../shared/failover/machine-input.ts';
 import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';

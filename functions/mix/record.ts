@@ -5,7 +5,7 @@
  * forecast floor it read, the spot availability, the demand), the plan in force after the run
  * and the one wanted, what happened to the group and to the PLAN item, and the unit cost.
  */
-import { expiresAtFor } from '../../shared/control/records.ts';
+import { expiresAtFor } from '../../shared/apply/records.ts';
 import type { MixDemand, MixPlan, MixReasonCode, SpotAvailability } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { MixConfig } from './config.ts';

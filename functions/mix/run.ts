@@ -16,8 +16,9 @@
  * failed or deferred target throws at the end, after every record is written, so the function's
  * Errors alarm sees it; the next run (5 minutes) or Lambda's one retry plans again.
  */
+
+import { newDecisionId } from '../../shared/apply/records.ts';
 import type { StoredMix } from '../../shared/aws/mix-store.ts';
-import { newDecisionId } from '../../shared/control/records.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';

@@ -17,7 +17,7 @@ import {
   type ScalingPolicy,
   SuspendProcessesCommand,
 } from '@aws-sdk/client-auto-scaling';
-import type { GroupPolicy } from '../control/conflicts.ts';
+import type { GroupPolicy } from '../apply/conflicts.ts';
 import { MalformedResponseError } from './capacity.ts';
 import { ALARM_NOTIFICATION, type GroupReadsPort, groupReads } from './group-capacity.ts';
 import { type GroupWritesPort, groupWrites } from './group-capacity-writes.ts';

@@ -9,7 +9,7 @@
  * `sageMaker` is the evaluate function's port: an in-memory fake that carries its own set
  * methods, or the AWS adapter, whose clients build the writes here (./sagemaker-writes.ts).
  */
-import type { ScaleTargetInput } from '../control/records.ts';
+import type { ScaleTargetInput } from '../apply/records.ts';
 import { SAGEMAKER_CLIENTS, type SageMakerPort, type SageMakerReads } from './sagemaker.ts';
 import { type SageMakerWrites, sageMakerWrites } from './sagemaker-writes.ts';
 import type { ExecutionsPort } from './sfn.ts';

@@ -14,7 +14,7 @@ import {
   DescribePoliciesCommand,
   type ScalingPolicy,
 } from '@aws-sdk/client-auto-scaling';
-import type { GroupPolicy } from '../control/conflicts.ts';
+import type { GroupPolicy } from '../apply/conflicts.ts';
 import { groupPolicyFrom } from './autoscaling.ts';
 import { MalformedResponseError } from './capacity.ts';
 

@@ -5,7 +5,7 @@
  * ExecutionAlreadyExists (same name, other input) is reported as a duplicate, never run twice.
  */
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { ScaleTargetInput } from '../control/records.ts';
+import type { ScaleTargetInput } from '../apply/records.ts';
 
 export interface ExecutionsPort {
   startScaleTarget(

@@ -5,7 +5,7 @@
  * and the noise term of the forecast floor.
  */
 import { describe, expect, it } from 'vitest';
-import { noiseInput } from '#shared/control/records.ts';
+import { noiseInput } from '#shared/apply/records.ts';
 import type { SignalAssessment } from '#shared/engine/types.ts';
 import { floorSchedule, isFresh, levelHoldMinutes } from '#shared/floors/forecast.ts';
 import { levelFloorSchedule } from '#shared/floors/level.ts';

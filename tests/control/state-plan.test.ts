@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type GroupPolicy, groupConflict } from '#shared/control/conflicts.ts';
-import { type PlanContext, planFor } from '#shared/control/plan.ts';
-import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/control/records.ts';
+import { type GroupPolicy, groupConflict } from '#shared/apply/conflicts.ts';
+import { type PlanContext, planFor } from '#shared/apply/plan.ts';
+import { auditItem, type DecisionRecord, newDecisionId, scaleTargetInput } from '#shared/apply/records.ts';
 import { type Decision, initialState } from '#shared/engine/types.ts';
 import { ConfigError, parseConfig } from '#shared/invocation/config.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';

@@ -1,7 +1,7 @@
 /**
  * A replay of the act Lambda handler (functions/failover/act-handler.ts) as the failover state
  * machine calls it: the payloads are built from a planner step's state machine input
- * (shared/control/failover-input.ts), so the contract between the health evaluation, the ASL's
+ * (shared/failover/machine-input.ts), so the contract between the health evaluation, the ASL's
  * Payload and the act event's schema is checked end to end. Every SDK client is mocked.
  */
 
@@ -19,8 +19,8 @@ import {
 import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { failoverInput } from '#shared/control/failover-input.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
+import { failoverInput } from '#shared/failover/machine-input.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { chatGroup } from './failover-group.ts';

@@ -1,7 +1,7 @@
 /** Shared by the evaluate tests: configuration, fixtures and a telemetry that captures. No mocks here. */
 import { readFileSync } from 'node:fs';
 import type { ControlMetric, Telemetry } from '#functions/evaluate/telemetry.ts';
-import type { DecisionRecord } from '#shared/control/records.ts';
+import type { DecisionRecord } from '#shared/apply/records.ts';
 import { type Config, parseConfig } from '#shared/invocation/config.ts';
 
 export const CONFIG: Config = parseConfig({

@@ -28,7 +28,7 @@ import {
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaleTargetInput } from '#shared/control/records.ts';
+import { scaleTargetInput } from '#shared/apply/records.ts';
 import { substitute } from '#shared/deploy/asl.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 import {

@@ -20,7 +20,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, Handler } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DecisionRecord } from '#shared/control/records.ts';
+import type { DecisionRecord } from '#shared/apply/records.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';

@@ -67,7 +67,7 @@ export const stepsOf = (westWeights: number[], from: number) =>
     return { action: weightsAction(100 - w, w), rollback: weightsAction(100 - before, before) };
   });
 
-/** An execution input as functions/failover builds it (shared/control/failover-input.ts). */
+/** An execution input as functions/failover builds it (shared/failover/machine-input.ts). */
 export const failoverInput = (extra: Record<string, unknown> = {}) => ({
   decisionId: '20250602T120000000Z-0a1b2c3d',
   groupId: 'chat',

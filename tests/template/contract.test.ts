@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { parseActConfig } from '#functions/failover/act-ports.ts';
 import { parseFailoverConfig } from '#functions/failover/config.ts';
 import { parseForecastConfig } from '#functions/forecast/config.ts';
-import { scaleTargetInput } from '#shared/control/records.ts';
+import { scaleTargetInput } from '#shared/apply/records.ts';
 import { placeholders } from '#shared/deploy/asl.ts';
 import { matchesPattern } from '#shared/deploy/event-pattern.ts';
 import { parseEvent } from '#shared/events/parse.ts';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { budgetMetrics, burnRates } from '#functions/evaluate/telemetry.ts';
-import type { DecisionRecord } from '#shared/control/records.ts';
+import type { DecisionRecord } from '#shared/apply/records.ts';
 import { type Loose, props } from './load.ts';
 
 /** A record decided under the control, with every figure known. */

@@ -4,10 +4,11 @@
  * an execution carries that period's actions: a prescale and its bounded wait, or one routing
  * step with its check and its rollback (the weights before it), or the planner's alarm.
  */
-import type { ResolvedGroup } from '../failover/group.ts';
-import { routingAction } from '../failover/routing.ts';
-import type { FailoverAction, FailoverDecision, Weights } from '../failover/types.ts';
+
 import type { TargetPolicy } from '../policy/schema.ts';
+import type { ResolvedGroup } from './group.ts';
+import { routingAction } from './routing.ts';
+import type { FailoverAction, FailoverDecision, Weights } from './types.ts';
 
 /** The readiness wait: prescaleTimeoutMinutes of 30 s checks. 10 min -> 20 checks. */
 export const READY_POLL_SECONDS = 30;
