@@ -1,10 +1,14 @@
 /**
  * Backtest speed: simulated minutes per second on the 27.6-day NASA trace (each policy alone,
- * then all six as `governor backtest` runs them), and the wall time of the whole `npm start`
- * (a fresh node process: load, simulate, table, JSON and HTML). Prints figures; never fails.
+ * then all of them as `governor backtest` runs them), each against a plain loop of the reference
+ * scenario's tick run in the same process (the "x plain loop" column: machine speed divides
+ * out); the whole backtest against the code of a baseline commit run in the same process,
+ * paired (GOVERNOR_BENCH_BASELINE, default f2ba738: before issue 19's speed work; needs git);
+ * peak memory; and the wall time of the whole `npm start` (a fresh node process: load,
+ * simulate, table, JSON and HTML). Prints figures; never fails.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +34,30 @@ function best<T>(runs: number, fn: () => T): { ms: number; value: T } {
   return { ms, value };
 }
 
+/**
+ * The reference scenario's tick (BACKTEST.md) in a plain loop: target tracking's formula each
+ * minute on the last visible datapoint, the fleet as a ring of pending counts, no objects. What
+ * a minimal simulator costs on this machine now: the yardstick the figures below are divided by.
+ */
+function plainLoop(requests: readonly number[], mu: number, muSat: number, cold: number): number {
+  const pending = new Int32Array(cold + 1);
+  let [ready, backlog, violations] = [40, 0, 0];
+  for (let m = 0; m < requests.length; m++) {
+    ready += pending[m % (cold + 1)]!;
+    pending[m % (cold + 1)] = 0;
+    let queued = 0;
+    for (const p of pending) queued += p;
+    const seen = m >= 2 ? requests[m - 2]! / Math.max(1, ready) : 0;
+    const want = Math.max(1, Math.ceil((ready * seen) / (0.5 * muSat) - 1e-9));
+    if (want > ready + queued) pending[(m + cold) % (cold + 1)]! += want - ready - queued;
+    else if (want < ready) ready = want;
+    const r = requests[m]!;
+    if (r + backlog > ready * mu) violations++;
+    backlog = Math.max(0, backlog + r - ready * muSat);
+  }
+  return violations;
+}
+
 function perPolicy(): void {
   const parsed = parsePolicyText(readFileSync(join(root, 'examples/policy.yaml'), 'utf8'));
   if (!parsed.ok) throw new Error('examples/policy.yaml is invalid');
@@ -45,6 +73,8 @@ function perPolicy(): void {
     (a, b) => a + b,
     0,
   );
+  const plain = best(5, () => plainLoop(trace.requests, scenario.mu, scenario.muSat!, 8)).ms;
+  console.log(`plain loop of the reference tick: ${fmt(plain, 2)} ms, ${fmt(n / (plain / 1000))} minutes/s`);
   const names = buildPolicies({ scenario, work: workload.work }, target).map((p) => p.name);
   names.forEach((name, i) => {
     const { ms } = best(3, () => {
@@ -52,14 +82,70 @@ function perPolicy(): void {
       return simulate(policy, { scenario, workload, oracleInstanceMinutes });
     });
     console.log(
-      `  ${name.padEnd(28)} ${fmt(ms, 1).padStart(7)} ms  ${fmt(n / (ms / 1000)).padStart(11)} minutes/s`,
+      `  ${name.padEnd(32)} ${fmt(ms, 1).padStart(7)} ms  ${fmt(n / (ms / 1000)).padStart(11)} minutes/s  ${fmt(ms / plain, 1).padStart(7)}x plain loop`,
     );
   });
   const all = best(3, () => runBacktest({ trace, target, options: DEFAULT_SCENARIO }));
   const simulated = n * all.value.policies.length;
   console.log(
-    `all ${all.value.policies.length} policies: ${fmt(all.ms)} ms, ${fmt(simulated / (all.ms / 1000))} simulated minutes/s`,
+    `all ${all.value.policies.length} policies: ${fmt(all.ms)} ms, ${fmt(simulated / (all.ms / 1000))} simulated minutes/s, ${fmt(all.ms / plain)}x plain loop; peak resident memory ${fmt(process.resourceUsage().maxRSS / 1024)} MB`,
   );
+}
+
+type RunBacktest = typeof runBacktest;
+
+/** The backtest modules of a baseline commit, extracted to a temporary folder, or null (no git). */
+async function baselineOf(commit: string, out: string): Promise<{ runBacktest: RunBacktest } | null> {
+  const archive = spawnSync('git', ['archive', '--format=tar', commit, 'shared', 'package.json'], {
+    cwd: root,
+    maxBuffer: 1 << 28,
+  });
+  if (archive.status !== 0) return null;
+  const untar = spawnSync('tar', ['-x', '-C', out], { input: archive.stdout });
+  if (untar.status !== 0) return null;
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
+  return (await import(join(out, 'shared/backtest/run.ts'))) as { runBacktest: RunBacktest };
+}
+
+/**
+ * The whole backtest against the baseline commit's, alternating in this process (CPU time, so a
+ * busy machine slows both alike). Both must give the same result: tests/backtest/identical.test.ts
+ * pins that on every bundled trace.
+ */
+async function againstBaseline(): Promise<void> {
+  const commit = process.env.GOVERNOR_BENCH_BASELINE ?? 'f2ba738';
+  const out = mkdtempSync(join(tmpdir(), 'governor-baseline-'));
+  try {
+    const baseline = await baselineOf(commit, out);
+    if (!baseline) {
+      console.log(`baseline ${commit}: not available (needs git and the commit), skipped`);
+      return;
+    }
+    const parsed = parsePolicyText(readFileSync(join(root, 'examples/policy.yaml'), 'utf8'));
+    if (!parsed.ok) throw new Error('examples/policy.yaml is invalid');
+    const target = parsed.policy.targets[0]!;
+    const trace = parseTrace(readFileSync(join(root, TRACE), 'utf8'), TRACE);
+    const cpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    const spent = { baseline: 0, now: 0 };
+    for (let i = 0; i < 2; i++) {
+      for (const [name, run] of [
+        ['baseline', baseline.runBacktest],
+        ['now', runBacktest],
+      ] as const) {
+        const t0 = cpu();
+        run({ trace, target, options: DEFAULT_SCENARIO });
+        spent[name] += cpu() - t0;
+      }
+    }
+    console.log(
+      `whole NASA backtest, CPU time: baseline ${commit} ${fmt(spent.baseline / 2)} ms, now ${fmt(spent.now / 2)} ms (${fmt(spent.baseline / spent.now, 2)}x)`,
+    );
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 function npmStart(): void {
@@ -83,7 +169,8 @@ function npmStart(): void {
   );
 }
 
-export function run(): void {
+export async function run(): Promise<void> {
   perPolicy();
+  await againstBaseline();
   npmStart();
 }
