@@ -37,6 +37,7 @@ export const OPTIONS = {
   'noise-seed': { type: 'string' },
   'warm-pool': { type: 'string' },
   'score-from': { type: 'string' },
+  'fill-gaps': { type: 'boolean' },
   outage: { type: 'string' },
   'warm-floor': { type: 'string' },
   spot: { type: 'boolean' },
@@ -86,11 +87,12 @@ async function loadPolicyTarget(
   return { policy, target: found };
 }
 
-async function loadTrace(file: string | undefined, cwd: string): Promise<Trace> {
+async function loadTrace(values: Values, cwd: string): Promise<Trace> {
+  const file = values.trace;
   if (!file) throw new UsageError('--trace FILE is required (a per-minute or per-second CSV, see traces/)');
   const text = await readInput(file, 'trace', cwd);
   try {
-    return parseTrace(text, file.split(/[\\/]/).pop() ?? file);
+    return parseTrace(text, file.split(/[\\/]/).pop() ?? file, { fillGaps: values['fill-gaps'] === true });
   } catch (error) {
     if (error instanceof TraceError) throw new UsageError(`--trace ${file}: ${error.message}`);
     throw error;
@@ -201,10 +203,12 @@ async function outageCommand(values: Values, io: CliIo): Promise<number> {
   for (const flag of ['html', 'score-from', 'warm-pool'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(
-        `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
+        flag === 'html'
+          ? '--html does not apply to --outage: the HTML report draws the default backtest only; write the failover result with --json FILE, or drop --outage for the HTML'
+          : `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
       );
   }
-  const trace = await loadTrace(values.trace, io.cwd);
+  const trace = await loadTrace(values, io.cwd);
   const { policy, target } = await loadPolicyTarget(values, io.cwd);
   await planReports(values, io.cwd);
   const options = scenarioOptions(values, target);
@@ -282,10 +286,12 @@ async function spotCommand(values: Values, io: CliIo): Promise<number> {
   for (const flag of ['html', 'score-from', 'warm-pool', 'outage'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(
-        `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
+        flag === 'html'
+          ? '--html does not apply to --spot: the HTML report draws the default backtest only; write the mix result with --json FILE, or drop --spot for the HTML'
+          : `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
       );
   }
-  const trace = await loadTrace(values.trace, io.cwd);
+  const trace = await loadTrace(values, io.cwd);
   const target = await loadTarget(values, io.cwd);
   const spot = spotOptions(values, target);
   await planReports(values, io.cwd);
@@ -314,7 +320,7 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
   if (values.outage !== undefined) return outageCommand(values, io);
   if (values['warm-floor'] !== undefined)
     throw new UsageError('--warm-floor needs --outage REGION:START:DURATION');
-  const trace = await loadTrace(values.trace, io.cwd);
+  const trace = await loadTrace(values, io.cwd);
   const target = await loadTarget(values, io.cwd);
   await planReports(values, io.cwd);
   const options = scenarioOptions(values, target);

@@ -33,6 +33,8 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
   --warm-pool N             a fixed warm pool of N stopped instances for governor (default 0)
   --score-from M|F          score only from minute M, or from fraction F of the trace (0.67: the
                             last third); every policy still runs the whole trace (default: 0)
+  --fill-gaps               read minutes missing from the trace as 0 requests (default: a
+                            missing minute is refused, naming it)
   --outage REGION:START:DURATION
                             region failover instead: the target's region loses its capacity for
                             DURATION minutes from START (a minute, peak or trough of the busiest
@@ -47,8 +49,9 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
   --interruption-scale X    with --spot: X times the bands' interruption rate (default 1)
   --committed N             with --spot and no capacityMix: N committed instances (default 0)
   --spot-seed N             with --spot: seed of the reclaim events (default 1)
-  --json FILE               write the machine-readable result
-  --html FILE               write the self-contained HTML report
+  --json FILE               write the machine-readable result (every mode)
+  --html FILE               write the self-contained HTML report (the default backtest only: not
+                            with --outage or --spot, which write --json)
   --help                    this text
 
 Bad input is one line on stderr and exit 2.`;
@@ -151,6 +154,7 @@ less (docs/backtest.md, "The policy suite").
   --trace FILE      a trace to run instead of the bundled ones (repeat for several)
   --variants LIST   comma-separated variant ids (default: all): ${'reference'}, cold-4, cold-15,
                     peak-10, peak-160, delay-2, noise-1 .. noise-5
+  --fill-gaps       read minutes missing from a trace as 0 requests (default: refused, naming it)
   --workers N       worker threads (default: one per core; 0 runs in this thread)
   --json FILE       write every cell's figures and verdict
   --html FILE       write the self-contained HTML report
@@ -198,7 +202,7 @@ Exit 0 when the written policy meets the objective on the held-out part, 1 when 
   },
   forecast: {
     summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',
-    help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).',
+    help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--fill-gaps] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).\n\n  --fill-gaps   read minutes missing from the trace as 0 requests (default: refused, naming it)',
     load: async () => (await import('./forecast.ts')).forecastCommand,
   },
   history: {

@@ -11,12 +11,13 @@ import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
-const USAGE = 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--json FILE]';
+const USAGE =
+  'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--fill-gaps] [--json FILE]';
 
-async function readTraceFile(file: string, cwd: string) {
+async function readTraceFile(file: string, cwd: string, fillGaps: boolean) {
   const text = await readInput(file, 'trace', cwd);
   try {
-    return parseTrace(text, basename(file));
+    return parseTrace(text, basename(file), { fillGaps });
   } catch (error) {
     if (error instanceof TraceError) throw new UsageError(`--trace ${file}: ${error.message}`);
     throw error;
@@ -61,6 +62,7 @@ export async function forecastCommand(args: string[], io: CliIo): Promise<number
       trace: { type: 'string' },
       'history-days': { type: 'string' },
       'horizon-hours': { type: 'string' },
+      'fill-gaps': { type: 'boolean' },
       json: { type: 'string' },
     },
   });
@@ -71,7 +73,7 @@ export async function forecastCommand(args: string[], io: CliIo): Promise<number
   if (!Number.isInteger(historyDays) || !Number.isInteger(horizonHours)) {
     throw new UsageError('--history-days and --horizon-hours must be whole numbers');
   }
-  const trace = await readTraceFile(values.trace, io.cwd);
+  const trace = await readTraceFile(values.trace, io.cwd, values['fill-gaps'] === true);
   if (values.json !== undefined) await planOutput(values.json, { flag: 'json' }, io.cwd);
   let evaluation: Evaluation;
   try {

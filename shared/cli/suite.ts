@@ -28,6 +28,7 @@ export const SUITE_OPTIONS = {
   target: { type: 'string' },
   trace: { type: 'string', multiple: true },
   variants: { type: 'string' },
+  'fill-gaps': { type: 'boolean' },
   workers: { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
@@ -71,6 +72,7 @@ export async function suiteCommand(args: string[], io: CliIo): Promise<number> {
       policyName,
       ...(values.target !== undefined ? { targetId: values.target } : {}),
       tracePaths,
+      ...(values['fill-gaps'] ? { fillGaps: true } : {}),
       variants,
       ...(values.workers !== undefined ? { workers: workersRaw } : {}),
       onCell: (done, total, cell) => {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseTrace, type Trace } from '../backtest/trace.ts';
+import { parseTrace, type Trace, type TraceOptions } from '../backtest/trace.ts';
 import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 
@@ -27,7 +27,7 @@ export function targetFrom(policyText: string, policyName: string, targetId?: st
   return found;
 }
 
-export function readTraceFile(path: string): Trace {
+export function readTraceFile(path: string, options: TraceOptions = {}): Trace {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -36,7 +36,7 @@ export function readTraceFile(path: string): Trace {
     throw new SuiteInputError(`${path}: cannot read the trace (${code}): check the path`);
   }
   try {
-    return parseTrace(text, basename(path));
+    return parseTrace(text, basename(path), options);
   } catch (error) {
     throw new SuiteInputError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -18,6 +18,8 @@ export interface SuiteInput {
   policyName: string;
   targetId?: string;
   tracePaths: readonly string[];
+  /** Read minutes missing from a trace as 0 requests (--fill-gaps). */
+  fillGaps?: boolean;
   variants: readonly Variant[];
   /** Worker threads; 0 runs every cell in this thread. Default: the machine's cores. */
   workers?: number;
@@ -29,6 +31,7 @@ export interface WorkerInit {
   policyText: string;
   policyName: string;
   targetId?: string;
+  fillGaps?: boolean;
 }
 
 export interface CellTask {
@@ -61,7 +64,7 @@ function inThisThread(input: SuiteInput, tasks: CellTask[]): CellResult[] {
   for (const task of tasks) {
     let trace = traces.get(task.tracePath);
     if (!trace) {
-      trace = readTraceFile(task.tracePath);
+      trace = readTraceFile(task.tracePath, { fillGaps: input.fillGaps === true });
       traces.set(task.tracePath, trace);
     }
     const result = runCell(trace, target, input.variants.find((v) => v.id === task.variant)!);
@@ -75,7 +78,7 @@ export async function runSuite(input: SuiteInput): Promise<CellResult[]> {
   const tasks = cellTasks(input.tracePaths, input.variants);
   // Fail on a bad policy or trace here, once, with its message, before any thread starts.
   targetFrom(input.policyText, input.policyName, input.targetId);
-  for (const path of input.tracePaths) readTraceFile(path);
+  for (const path of input.tracePaths) readTraceFile(path, { fillGaps: input.fillGaps === true });
   const workers = Math.min(tasks.length, input.workers ?? availableParallelism());
   if (workers <= 0) return inThisThread(input, tasks);
   const queue = [...tasks].sort((a, b) => sizeOf(b.tracePath) - sizeOf(a.tracePath) || a.index - b.index);
@@ -84,6 +87,7 @@ export async function runSuite(input: SuiteInput): Promise<CellResult[]> {
     policyText: input.policyText,
     policyName: input.policyName,
     ...(input.targetId !== undefined ? { targetId: input.targetId } : {}),
+    ...(input.fillGaps ? { fillGaps: true } : {}),
   };
   let done = 0;
   const threads = Array.from(

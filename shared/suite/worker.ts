@@ -18,7 +18,7 @@ parentPort!.on('message', (task: CellTask) => {
   try {
     let trace = traces.get(task.tracePath);
     if (!trace) {
-      trace = readTraceFile(task.tracePath);
+      trace = readTraceFile(task.tracePath, { fillGaps: init.fillGaps === true });
       traces.set(task.tracePath, trace);
     }
     const variant = VARIANTS.find((v) => v.id === task.variant)!;

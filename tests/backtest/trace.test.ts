@@ -75,14 +75,69 @@ describe('reading trace files', () => {
       message: /line 2: 3 columns; the header has 2/,
     },
     {
-      case: 'a gap in the minutes',
+      case: 'a gap in the minutes: the missing minute, and the option that fills it',
       text: 'minute,requests\n0,1\n2,1\n',
-      message: /line 3: minute 2 out of order; expected 1/,
+      message:
+        'line 3: minute 1 is missing (this row is minute 2): add it with 0 requests, or run with --fill-gaps to read missing minutes as 0',
+    },
+    {
+      case: 'a longer gap, named as a range',
+      text: 'minute,requests\n0,1\n4,1\n',
+      message: /line 3: minutes 1-3 are missing \(this row is minute 4\): add them with 0 requests/,
+    },
+    {
+      case: 'a minute smaller than the one before',
+      text: 'minute,requests\n0,1\n1,1\n1,1\n',
+      message: /line 4: minute 1 out of order; expected 2/,
+    },
+    {
+      case: 'a CloudWatch export (Timestamp,Value)',
+      text: 'Timestamp,Value\n2025-06-01T00:00:00Z,5\n',
+      message:
+        /line 1: header is "Timestamp,Value", a CloudWatch export \(timestamps and values\), not a trace: governor history --target ID --policy FILE --days N --out trace.csv/,
+    },
+    {
+      case: 'a CloudWatch console download (Label,Timestamps,Values)',
+      text: 'Label,Timestamps,Values\nInvocations,2025-06-01 00:00:00,5\n',
+      message: /a CloudWatch export .*governor history/,
     },
     { case: 'no rows', text: 'minute,requests\n', message: /has no rows/ },
     { case: 'no full minute of seconds', text: 'second,requests\n0,1\n', message: /has no full minute/ },
     { case: 'no requests at all', text: 'minute,requests\n0,0\n1,0\n', message: /no requests at all/ },
   ])('refuses $case with the line and the fix', ({ text, message }) => {
     expect(() => parse(text)).toThrow(message);
+  });
+});
+
+describe('--fill-gaps', () => {
+  it.each([
+    {
+      case: 'a missing minute reads as 0 requests',
+      text: 'minute,requests\n0,3\n2,5\n',
+      requests: [3, 0, 5],
+      tokens: null,
+    },
+    {
+      case: 'missing minutes with tokens read as 0 tokens too',
+      text: 'minute,requests,input_tokens,output_tokens\n0,1,10,2\n3,1,20,4\n',
+      requests: [1, 0, 0, 1],
+      tokens: [10, 0, 0, 20],
+    },
+    {
+      case: 'missing seconds count nothing in their minute',
+      text: `second,requests\n0,1\n${Array.from({ length: 59 }, (_, i) => `${i + 61},1`).join('\n')}\n`,
+      requests: [1, 59],
+      tokens: null,
+    },
+  ])('$case', ({ text, requests, tokens }) => {
+    const trace = parseTrace(text, 't', { fillGaps: true });
+    expect(trace.requests).toEqual(requests);
+    expect(trace.inputTokens).toEqual(tokens);
+  });
+
+  it('still refuses a minute smaller than the one before', () => {
+    expect(() => parseTrace('minute,requests\n0,1\n3,1\n2,1\n', 't', { fillGaps: true })).toThrow(
+      /line 4: minute 2 out of order; expected 4/,
+    );
   });
 });
