@@ -21,7 +21,13 @@
 
 import { parseDocument } from 'yaml';
 import { appendAll } from '../arrays/extent.ts';
-import { formatProblem, type PolicyProblem, parsePolicyText, validatePolicy } from '../policy/load.ts';
+import {
+  fieldValidTargets,
+  formatProblem,
+  type PolicyProblem,
+  parsePolicyText,
+  validatePolicy,
+} from '../policy/load.ts';
 import type { PolicyFile } from '../policy/schema.ts';
 import { sourceProblems } from '../signals/sources.ts';
 
@@ -163,7 +169,11 @@ export function mergePolicyParts(main: PolicyText, parts: readonly PolicyText[])
   const merged = mainTargets ? { ...body, targets } : data;
   const locate = locator(spans);
   const result = validatePolicy(merged);
-  const problems = result.ok ? sourceProblems(result.policy.targets) : result.problems;
+  // Every problem at once: with schema or rule problems, the source rules still judge the targets
+  // that are valid field by field (a target that is not cannot be judged, and has its lines).
+  const problems = result.ok
+    ? sourceProblems(result.policy.targets)
+    : [...result.problems, ...sourceProblems(fieldValidTargets(merged))];
   appendAll(
     lines,
     problems.map((p) => placed(p, locate, main.name)),

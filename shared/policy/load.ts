@@ -118,7 +118,7 @@ export function parsePolicyText(text: string): PolicyResult {
 const TARGET_KINDS = TargetSchema.options.map((o) => o.shape.kind.value);
 
 /** Targets that pass their own schema, with holes where one does not. */
-function fieldValidTargets(data: unknown): (TargetPolicy | undefined)[] {
+export function fieldValidTargets(data: unknown): (TargetPolicy | undefined)[] {
   const targets = (data as { targets?: unknown } | null)?.targets;
   if (!Array.isArray(targets)) return [];
   return targets.map((t) => {

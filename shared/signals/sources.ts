@@ -170,9 +170,11 @@ export interface SourceProblem {
  * statistic of an override must be one CloudWatch accepts (one bad statistic fails the whole
  * batched GetMetricData call, so it is caught at load time instead).
  */
-export function sourceProblems(targets: readonly TargetPolicy[]): SourceProblem[] {
+export function sourceProblems(targets: readonly (TargetPolicy | undefined)[]): SourceProblem[] {
   const problems: SourceProblem[] = [];
   targets.forEach((t, i) => {
+    // A hole is a target that failed its own schema: its problems are already said.
+    if (!t) return;
     t.signals.forEach((s, j) => {
       const at = `targets[${i}].signals[${j}]`;
       if (s.cloudwatch && !STATISTIC.test(s.cloudwatch.statistic)) {

@@ -56,6 +56,8 @@ const INVALID: { file: string; lines: string[] }[] = [
     file: 'invalid-scale-to-zero-on-variant.yaml',
     lines: [
       'targets[0].scaling.scaleToZero is not supported for kind sagemaker-variant (an endpoint variant keeps at least 1 instance): set it to false, or use an inference component',
+      // Said at once now (it used to come only after the line above was fixed).
+      'targets[0].scaling.activation.cloudwatch is required for activation metric "invocations" on kind sagemaker-variant: no built-in metric carries the total, so name the namespace, metricName and dimensions (only an inference component\'s "invocations" has one)',
     ],
   },
   {
@@ -113,6 +115,17 @@ const INVALID: { file: string; lines: string[] }[] = [
   {
     file: 'invalid-warm-pool-min-above-max.yaml',
     lines: ['targets[0].warmPool.minSize (4) is greater than maxSize (2): lower minSize or raise maxSize'],
+  },
+  {
+    // Four independent problems (schema, bound rule, duplicate id, CloudWatch source), all at once:
+    // the source rules judge the targets that pass their schema even when another does not.
+    file: 'invalid-several-problems.yaml',
+    lines: [
+      'targets[0].signals[0].target must be greater than 0',
+      'targets[1].scaling.minCapacity (9) is greater than maxCapacity (4): lower minCapacity or raise maxCapacity',
+      'targets[3].id "embed" is already used by targets[1]: ids must be unique',
+      'targets[2].signals[0].cloudwatch is required for queueDepthPerInstance on kind ec2-asg: no built-in metric carries it, so name the namespace, metricName and dimensions',
+    ],
   },
   {
     file: 'invalid-group-signal-without-source.yaml',
