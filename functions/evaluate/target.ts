@@ -22,6 +22,7 @@ import type { DecisionRecord } from '../../shared/apply/records.ts';
 import { initialState } from '../../shared/engine/types.ts';
 import { addLeadSample, type LeadSample } from '../../shared/floors/lead-time.ts';
 import { deadlineReached, EVALUATE_TARGET_MARGIN_MS } from '../../shared/invocation/budget.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { decodeState } from '../../shared/state/item.ts';
 import { sfnTrim } from '../../shared/state/lead-samples.ts';
@@ -68,8 +69,6 @@ async function claim(ctx: TargetContext, t: TargetPolicy, a: Attempt): Promise<b
     ...(a.slo ? { slo: a.slo.write } : {}),
   });
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 function baseRecord(
   ctx: TargetContext,

@@ -22,6 +22,7 @@ import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover
 import { failoverInput, needsExecution } from '../../shared/failover/machine-input.ts';
 import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
@@ -66,7 +67,8 @@ export interface FailoverDeps {
   random?: () => number;
 }
 
-const errorText = (e: unknown) => clip(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+/** A caught error as text, clipped: its message may quote what a sender controls. */
+const clipped = (e: unknown) => clip(errorText(e));
 
 export function createFailoverEvaluator(deps: FailoverDeps) {
   return async (raw: unknown, now: number, home: { account?: string } = {}): Promise<FailoverReport> => {
@@ -111,7 +113,7 @@ async function readRegions(deps: FailoverDeps, policy: PolicyFile, g: ResolvedGr
       try {
         await f();
       } catch (e) {
-        deps.telemetry.info(`${g.id}: ${what} in ${m.region} unreadable, left missing: ${errorText(e)}`);
+        deps.telemetry.info(`${g.id}: ${what} in ${m.region} unreadable, left missing: ${clipped(e)}`);
       }
     };
     await attempt('metrics', async () => {
@@ -229,7 +231,7 @@ async function evaluateGroup(
       if (started.duplicate) outcome = 'duplicate';
     } catch (e) {
       outcome = 'failed';
-      detail = `the failover state machine did not start: ${errorText(e)}`;
+      detail = `the failover state machine did not start: ${clipped(e)}`;
     }
   }
   const record = {

@@ -8,8 +8,10 @@
 import { type ScalableRef, scalableRef } from '../../shared/aws/scalable-target.ts';
 import { type PlannedAction, planActions, reconcile } from '../../shared/floors/scheduled-actions.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
-import { type ActionsOutcome, errorText, type RunContext } from './outcomes.ts';
+import type { RunContext } from './context.ts';
+import type { ActionsOutcome } from './outcomes.ts';
 
 /** Puts the planned actions and removes Governor's others for the target; counts of each. */
 async function apply(ctx: RunContext, t: TargetPolicy, ref: ScalableRef, planned: readonly PlannedAction[]) {

@@ -12,21 +12,7 @@ import { levelFloor } from '../../shared/forecast/floor-needs.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { describeSources } from '../../shared/signals/demand.ts';
 import type { TargetHistory } from './history.ts';
-import type { TargetLead } from './outcomes.ts';
-
-/** What the run made of the target's noise, for its log line. */
-export type NoiseOutcome =
-  | {
-      status: 'measured';
-      a: number;
-      b: number;
-      samples: number;
-      levelMinutes: number;
-      historyMinutes: number;
-      /** Set when noise.historyMinutes was beyond CloudWatch's one-minute retention. */
-      clamped?: string;
-    }
-  | { status: 'unmeasured'; why: string };
+import type { NoiseOutcome, TargetLead } from './outcomes.ts';
 
 export interface MeasuredNoise {
   /** The attribute to store (null: nothing measured, the stored one is left as it was). */

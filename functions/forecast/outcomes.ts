@@ -1,14 +1,9 @@
 /**
  * What one target's forecast run comes to: the outcome types the run, the log and the handler
- * share, and the run's context. No I/O.
+ * share. No I/O; the run's context is ./context.ts.
  */
 
 import type { EffectiveLead } from '../../shared/floors/lead-time.ts';
-import type { TimeLeft } from '../../shared/invocation/budget.ts';
-import type { ForecastConfig } from './config.ts';
-import type { NoiseOutcome } from './noise.ts';
-import type { ForecastPorts } from './ports.ts';
-import type { ForecastTelemetry } from './telemetry.ts';
 
 /** 48 h ahead: the floor can be used for up to 2 x refreshMinutes, and refreshMinutes is at most 1440. */
 export const HORIZON_MINUTES = 2880;
@@ -19,20 +14,19 @@ export type TargetLead = EffectiveLead & { previousMinutes: number | null };
 /** Why this run writes nothing that changes capacity (shadow mode, or the kill switch). */
 export type Withheld = 'shadow' | 'kill-switch';
 
-export interface RunContext {
-  config: ForecastConfig;
-  ports: ForecastPorts;
-  telemetry: ForecastTelemetry;
-  now: number;
-  /**
-   * Set: plan and log, but put no scheduled action and resize no warm pool. Under the kill
-   * switch, also delete none: nothing that changes capacity is written, Governor's earlier
-   * actions stay as they are. In shadow mode Governor's earlier actions are removed.
-   */
-  withheld: Withheld | null;
-  /** Milliseconds left before the run's deadline (shared/invocation/budget.ts). */
-  leftMs: TimeLeft;
-}
+/** What the run made of the target's noise, for its log line. */
+export type NoiseOutcome =
+  | {
+      status: 'measured';
+      a: number;
+      b: number;
+      samples: number;
+      levelMinutes: number;
+      historyMinutes: number;
+      /** Set when noise.historyMinutes was beyond CloudWatch's one-minute retention. */
+      clamped?: string;
+    }
+  | { status: 'unmeasured'; why: string };
 
 /** Why a target's floor got no scheduled actions (the floor itself was written). */
 export type ActionsSkipped = 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered' | 'LevelFloor';
@@ -100,5 +94,3 @@ export type TargetOutcome = { targetId: string } & (
 
 export const warmFailed = (w: WarmOutcome | undefined): boolean =>
   w?.kind === 'warm-pool' && w.status === 'failed';
-
-export const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));

@@ -31,23 +31,18 @@ import {
   type TimeLeft,
   unlimited,
 } from '../../shared/invocation/budget.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { HistoryNeed } from '../../shared/signals/history-plan.ts';
 import { storedLead } from '../../shared/state/lead-samples.ts';
 import type { ForecastConfig } from './config.ts';
+import type { RunContext } from './context.ts';
 import { readHistories } from './history.ts';
+import { type TargetLead, type TargetOutcome, type Withheld, warmFailed } from './outcomes.ts';
 import type { ForecastPorts } from './ports.ts';
-import {
-  errorText,
-  forecastTarget,
-  type RunContext,
-  type TargetLead,
-  type TargetOutcome,
-  type Withheld,
-  warmFailed,
-} from './target.ts';
+import { forecastTarget } from './target.ts';
 import type { ForecastTelemetry } from './telemetry.ts';
 
 export interface ForecasterDeps {

@@ -22,21 +22,11 @@ import type { WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { describeSources } from '../../shared/signals/demand.ts';
 import { writeActions } from './actions.ts';
+import type { RunContext } from './context.ts';
 import type { TargetHistory } from './history.ts';
 import { floorNoise, type MeasuredNoise, measureNoise, planLevelFloor } from './noise.ts';
-import { HORIZON_MINUTES, type RunContext, type TargetLead, type TargetOutcome } from './outcomes.ts';
+import { HORIZON_MINUTES, type TargetLead, type TargetOutcome } from './outcomes.ts';
 import { keepWarm, warmPlan, withStandby } from './warm.ts';
-
-export type {
-  ActionsOutcome,
-  ActionsSkipped,
-  RunContext,
-  TargetLead,
-  TargetOutcome,
-  WarmOutcome,
-  Withheld,
-} from './outcomes.ts';
-export { errorText, HORIZON_MINUTES, warmFailed } from './outcomes.ts';
 
 type Planned =
   | { ok: true; floor: ForecastFloor; result: Forecast; warm: WarmCapacityPlan | undefined }

@@ -11,7 +11,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { BandPoint } from '../../shared/floors/forecast.ts';
-import type { NoiseOutcome } from './noise.ts';
+import type { NoiseOutcome } from './outcomes.ts';
 import {
   type ActionsOutcome,
   type ActionsSkipped,
@@ -20,7 +20,7 @@ import {
   type WarmOutcome,
   type Withheld,
   warmFailed,
-} from './target.ts';
+} from './outcomes.ts';
 
 export interface ForecastTelemetry {
   info(message: string, attributes?: Record<string, unknown>): void;

@@ -7,9 +7,11 @@
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { Forecast } from '../../shared/forecast/types.ts';
 import { planWarmCapacity, type WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { HISTORY_PERIOD_SECONDS } from '../../shared/signals/demand.ts';
-import { errorText, type RunContext, type WarmOutcome } from './outcomes.ts';
+import type { RunContext } from './context.ts';
+import type { WarmOutcome } from './outcomes.ts';
 
 /**
  * Warm capacity from the forecast and the five-minute history (sums, so / 5 per minute). The

@@ -11,43 +11,18 @@
  * the real endpoint again, so a shadow shift is recorded every run the shortage lasts).
  */
 import type { StoredFallback } from '../../shared/aws/fallback-store.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import {
-  type FallbackDecision,
-  type FallbackReasonCode,
   type FallbackState,
   initialFallbackState,
-  type VariantView,
   type VariantWrite,
 } from '../../shared/mix/fallback-types.ts';
 import { decideFallback } from '../../shared/mix/variant-fallback.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { type Pending, pendingWindowMs } from '../../shared/state/pending.ts';
-import type { MixRunContext } from './record.ts';
+import type { FallbackRecord, FallbackWrite, MixRunContext } from './record.ts';
 
 type SageMakerVariant = Extract<TargetPolicy, { kind: 'sagemaker-variant' }>;
-
-/** What happened to the endpoint this run. */
-export type FallbackWrite = 'applied' | 'busy' | 'failed' | 'shadow' | 'killed' | 'none';
-
-/** The fallback's part of the target's mix decision record. */
-export interface FallbackRecord {
-  action: FallbackDecision['action'] | null;
-  reasons: FallbackReasonCode[];
-  message: string;
-  detail: string;
-  write: FallbackWrite;
-  /** False when a read, the write or the store failed: the target's record is then failed. */
-  ok: boolean;
-  stored: 'written' | 'unchanged' | 'conflict' | 'not-written';
-  endpointStatus: string | null;
-  /** Every variant as read, and what was (or in shadow, would be) written. */
-  before: VariantView[];
-  after: VariantWrite[] | null;
-  /** The state in force after the run: the one stored, or the one before. */
-  state: FallbackState | null;
-}
-
-const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 const failed = (detail: string): FallbackRecord => ({
   action: null,

@@ -6,12 +6,39 @@
  * and the one wanted, what happened to the group and to the PLAN item, and the unit cost.
  */
 import { expiresAtFor } from '../../shared/apply/records.ts';
+import type {
+  FallbackDecision,
+  FallbackReasonCode,
+  FallbackState,
+  VariantView,
+  VariantWrite,
+} from '../../shared/mix/fallback-types.ts';
 import type { MixDemand, MixPlan, MixReasonCode, SpotAvailability } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { MixConfig } from './config.ts';
-import type { FallbackRecord } from './fallback.ts';
 import type { ForecastSource } from './inputs.ts';
 import type { MixPorts } from './ports.ts';
+
+/** What happened to the endpoint this run. */
+export type FallbackWrite = 'applied' | 'busy' | 'failed' | 'shadow' | 'killed' | 'none';
+
+/** The fallback's part of the target's mix decision record. */
+export interface FallbackRecord {
+  action: FallbackDecision['action'] | null;
+  reasons: FallbackReasonCode[];
+  message: string;
+  detail: string;
+  write: FallbackWrite;
+  /** False when a read, the write or the store failed: the target's record is then failed. */
+  ok: boolean;
+  stored: 'written' | 'unchanged' | 'conflict' | 'not-written';
+  endpointStatus: string | null;
+  /** Every variant as read, and what was (or in shadow, would be) written. */
+  before: VariantView[];
+  after: VariantWrite[] | null;
+  /** The state in force after the run: the one stored, or the one before. */
+  state: FallbackState | null;
+}
 
 /** Why group writes are withheld this run, or null when Governor is active. */
 export type Withheld = 'shadow' | 'kill-switch';

@@ -23,6 +23,7 @@ import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { deadlineReached, type TimeLeft, unlimited } from '../../shared/invocation/budget.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { mapBounded } from '../../shared/invocation/pool.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
@@ -68,7 +69,8 @@ export class MixRunError extends Error {
   override name = 'MixRunError';
 }
 
-const errorText = (e: unknown) => clip(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+/** A caught error as text, clipped: its message may quote what a sender controls. */
+const clipped = (e: unknown) => clip(errorText(e));
 
 async function withheld(deps: MixDeps): Promise<Withheld | null> {
   if (deps.config.GOVERNOR_MODE === 'shadow') return 'shadow';
@@ -83,7 +85,7 @@ async function withheld(deps: MixDeps): Promise<Withheld | null> {
 
 /** Reads `what` for every target at once; a failure is kept as the Error, for each target to report. */
 const attempt = <T>(what: string, read: () => Promise<T>): Promise<T | Error> =>
-  read().catch((e: unknown) => new Error(`cannot read ${what}: ${errorText(e)}`));
+  read().catch((e: unknown) => new Error(`cannot read ${what}: ${clipped(e)}`));
 
 /** The last hour's requests by target: one GetMetricData per region; unknown on any failure. */
 async function requestsByTarget(deps: MixDeps, targets: readonly TargetPolicy[], now: number) {
@@ -99,7 +101,7 @@ async function requestsByTarget(deps: MixDeps, targets: readonly TargetPolicy[],
   for (const [region, list] of byRegion) {
     const results = await deps.ports.history.demand(region, list, window).catch((e: unknown) => {
       deps.telemetry.warn(
-        `the last hour's requests in ${region} are unreadable (no cost per 1,000 requests this run): ${errorText(e)}`,
+        `the last hour's requests in ${region} are unreadable (no cost per 1,000 requests this run): ${clipped(e)}`,
       );
       return null;
     });
@@ -137,7 +139,7 @@ async function itemsOf<T>(
   } catch {
     const out = new Map<string, ItemRead<T>>();
     for (const id of ids)
-      out.set(id, await one(id).catch((e: unknown) => new Error(`cannot read the ${what}: ${errorText(e)}`)));
+      out.set(id, await one(id).catch((e: unknown) => new Error(`cannot read the ${what}: ${clipped(e)}`)));
     return out;
   }
 }
@@ -211,7 +213,7 @@ export function createMixRunner(deps: MixDeps) {
         return await mixTarget(ctx, t, resolveMixPolicy(t, own.floor?.leadTimeMinutes)!, own);
       } catch (e) {
         // A malformed state item, or a bug: this target is not planned, the others are.
-        return unplannedRecord(ctx, t, 'failed', `not planned: ${errorText(e)}`);
+        return unplannedRecord(ctx, t, 'failed', `not planned: ${clipped(e)}`);
       }
     });
   }
@@ -223,7 +225,7 @@ export function createMixRunner(deps: MixDeps) {
         deps.telemetry.error(
           `the decision record ${r.decisionId} of ${r.targetId} was not written to the state table; it is in this log only`,
           {
-            error: errorText(e),
+            error: clipped(e),
           },
         ),
       );

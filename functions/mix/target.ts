@@ -27,13 +27,14 @@ import type { MixApplyResult } from '../../shared/aws/mixed-instances.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { availabilityAt } from '../../shared/interruptions/state.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
 import { initialMixState, stepMix } from '../../shared/mix/plan.ts';
 import type { MixPlan, MixPolicy, MixState, MixStepResult } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { Pending } from '../../shared/state/pending.ts';
-import { type FallbackRecord, fallbackNeed, fallbackTarget } from './fallback.ts';
+import { fallbackNeed, fallbackTarget } from './fallback.ts';
 import { costPer1k, forecastFromFloor } from './inputs.ts';
-import type { MixRecord, MixRunContext } from './record.ts';
+import type { FallbackRecord, MixRecord, MixRunContext } from './record.ts';
 
 /** What was read for one target before planning. */
 export interface TargetReads {
@@ -52,8 +53,6 @@ export interface GroupResult {
   status: GroupStatus;
   detail: string;
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 /** Step 2: the plan in force to the group, or why the group is not written. */
 async function applyToGroup(ctx: MixRunContext, t: TargetPolicy, plan: MixPlan | null): Promise<GroupResult> {

@@ -14,82 +14,21 @@
  * calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
  */
 
-import { instanceOf, parseSpotBody, type SpotEvent } from '../../shared/interruptions/events.ts';
+import { instanceOf, parseSpotBody } from '../../shared/interruptions/events.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
-import { type MixPolicy, resolveMixPolicy } from '../../shared/mix/types.ts';
+import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
-import type { SpotEventsConfig } from './config.ts';
-import type { SpotEventsPorts } from './ports.ts';
 import { handleTarget } from './target.ts';
-
-export interface SqsBatch {
-  Records: { messageId: string; body: string }[];
-}
-
-/** An event and the SQS message it came in. */
-export interface Tagged {
-  messageId: string;
-  event: SpotEvent;
-}
-
-export type IgnoreReason =
-  | 'Malformed'
-  | 'ForeignAccount'
-  | 'ForeignRegion'
-  | 'NotManaged'
-  /** In no Auto Scaling group now: already detached (a late duplicate), or never in one. */
-  | 'NotInGroup'
-  | 'NotEc2Instance';
-
-export interface Managed {
-  policy: MixPolicy;
-  groupName: string;
-  region: string;
-}
-
-export type Outcome = 'applied' | 'shadow' | 'killed' | 'failed' | 'superseded';
-
-export interface TargetReport {
-  targetId: string;
-  outcome: Outcome;
-  replaced: string[];
-  duplicates: number;
-  poolsMarked: string[];
-  breakerOpened: boolean;
-  shifted: boolean;
-  failedMessages: string[];
-  detail: string;
-}
-
-export interface SpotEventsTelemetry {
-  info(message: string, attributes?: Record<string, unknown>): void;
-  error(message: string, attributes?: Record<string, unknown>): void;
-  decision(record: Record<string, unknown>): void;
-  count(metric: SpotMetric, value: number): void;
-}
-
-export type SpotMetric =
-  | 'ReplacementsRequested'
-  | 'DuplicatesIgnored'
-  | 'ForeignIgnored'
-  | 'PoolsMarkedUnavailable'
-  | 'SpotBreakerOpened';
-
-export interface SpotEventsDeps {
-  config: SpotEventsConfig;
-  ports: SpotEventsPorts;
-  telemetry: SpotEventsTelemetry;
-}
-
-export interface SpotEventsResult {
-  batchItemFailures: { itemIdentifier: string }[];
-  targets: TargetReport[];
-  ignored: Record<IgnoreReason, number>;
-}
-
-export const errorText = (e: unknown) =>
-  (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split('\n')[0] ?? '';
+import type {
+  IgnoreReason,
+  Managed,
+  SpotEventsDeps,
+  SpotEventsResult,
+  SqsBatch,
+  Tagged,
+  TargetReport,
+} from './types.ts';
 
 /** The managed targets of this region: ec2-asg with capacityMix.spot, by group name. */
 export function managedGroups(policy: PolicyFile, region: string): Map<string, Managed> {

@@ -7,16 +7,9 @@ import type { SpotEvent } from '../../shared/interruptions/events.ts';
 import { handleSpotBatch } from '../../shared/interruptions/handle.ts';
 import type { SpotDecision } from '../../shared/interruptions/message.ts';
 import { type SpotState, unmarkHandled } from '../../shared/interruptions/state.ts';
+import { errorLine } from '../../shared/invocation/errors.ts';
 import type { MixPlan } from '../../shared/mix/types.ts';
-import {
-  errorText,
-  type Managed,
-  type Outcome,
-  type SpotEventsDeps,
-  type SpotEventsTelemetry,
-  type Tagged,
-  type TargetReport,
-} from './run.ts';
+import type { Managed, Outcome, SpotEventsDeps, SpotEventsTelemetry, Tagged, TargetReport } from './types.ts';
 
 export interface Start {
   spot: SpotState | null;
@@ -81,7 +74,7 @@ export async function handleTarget(
             shiftedKey = key;
           } catch (e) {
             shiftFailed = true;
-            report.detail = `the shift was not applied: ${errorText(e)}`;
+            report.detail = `the shift was not applied: ${errorLine(e)}`;
             telemetry.error(report.detail, { targetId: m.policy.targetId });
           }
         }

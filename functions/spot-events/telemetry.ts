@@ -10,7 +10,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { SpotEventsTelemetry } from './run.ts';
+import type { SpotEventsTelemetry } from './types.ts';
 
 const SERVICE_DIMENSION = { service: 'governor' };
 

@@ -30,9 +30,9 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { MetadataBearer } from '@smithy/types';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { parseForecastConfig } from '#functions/forecast/config.ts';
+import type { TargetOutcome } from '#functions/forecast/outcomes.ts';
 import { awsForecastPorts, type ForecastPorts } from '#functions/forecast/ports.ts';
 import { createForecaster } from '#functions/forecast/run.ts';
-import type { TargetOutcome } from '#functions/forecast/target.ts';
 import type { ForecastTelemetry } from '#functions/forecast/telemetry.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import type { BandPoint } from '#shared/floors/forecast.ts';

@@ -8,7 +8,8 @@
 
 import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
 import { awsSpotEventsPorts } from '#functions/spot-events/ports.ts';
-import { createSpotEventsHandler, type SpotEventsResult } from '#functions/spot-events/run.ts';
+import { createSpotEventsHandler } from '#functions/spot-events/run.ts';
+import type { SpotEventsResult } from '#functions/spot-events/types.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { type MixPlan, resolveMixPolicy } from '#shared/mix/types.ts';
