@@ -5,10 +5,10 @@
  * Detection is batched DescribeScalableTargets per region, 50 resource ids a call (a scaling
  * policy cannot exist without a scalable target), then the policies of the registered targets
  * whose dynamic scaling is not already suspended. DescribeScalingPolicies takes one ResourceId
- * (no list), or none: then it pages through every SageMaker policy in the region, 50 a page.
+ * (no list), or none: then it pages through every SageMaker policy in the region, 10 a page.
  * A forecasting deployment registers every target (scheduled actions need a scalable target),
  * so asking one by one was one call per target per tick; observe.ts asks one by one for a few
- * and sweeps the namespace (policiesInNamespace) for more: ceil(P / 50) calls, P the region's
+ * and sweeps the namespace (policiesInNamespace) for more: ceil(P / 10) calls, P the region's
  * SageMaker scaling policies, whatever the number of targets. Suspending them (onConflictingScaler: suspend) is
  * the scale-target state machine's step "Suspend the other scaler", right before it sends the
  * change: RegisterScalableTarget with SuspendedState DynamicScalingInSuspended and
@@ -61,7 +61,7 @@ export interface ScalersPort {
   activeScalableTargets(region: string, refs: readonly ScalableRef[]): Promise<Set<string>>;
   policyNames(region: string, ref: ScalableRef): Promise<string[]>;
   /**
-   * Every SageMaker scaling policy in the region, names by refKey: ceil(P / 50) calls one after
+   * Every SageMaker scaling policy in the region, names by refKey: ceil(P / 10) calls one after
    * the other (each page's token). Optional: in-memory fakes may answer policyNames only.
    */
   policiesInNamespace?(region: string): Promise<Map<string, string[]>>;
@@ -71,8 +71,12 @@ export interface ScalersPort {
 
 /** DescribeScalableTargets filters by at most 50 resource ids per call. */
 const IDS_PER_CALL = 50;
-/** DescribeScalingPolicies returns at most 50 policies a page (MaxResults 1-50). */
-const POLICIES_PER_PAGE = 50;
+/**
+ * DescribeScalingPolicies returns at most 10 policies a page: MaxResults "can be between 1 and 10"
+ * (Application Auto Scaling API reference, and its model's documentation of the member; the model
+ * itself gives the shape no range). 50, sent until issue 18, is refused.
+ */
+const POLICIES_PER_PAGE = 10;
 /**
  * DescribeScalableTargets chunks in flight at once: 500 targets are 10 calls, about 0.1 s each,
  * so 4 at a time take 0.3 s instead of 1 s, at 4 concurrent requests against the account's

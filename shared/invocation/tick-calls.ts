@@ -12,7 +12,7 @@
  *   DescribeEndpoint            E_r (one per endpoint, whatever its number of variant targets)
  *   DescribeInferenceComponent  C_r
  *   DescribeScalableTargets     ceil(S_r / 50)
- *   DescribeScalingPolicies     A_r if A_r <= 4, else ceil(P_r / 50) (at least 1)
+ *   DescribeScalingPolicies     A_r if A_r <= 4, else ceil(P_r / 10) (at least 1)
  *   DescribeAutoScalingGroups   ceil(G_r / 50)
  *   DescribePolicies            G_r if G_r <= 4, else ceil(PG_r / 100) (at least 1)
  * and once: GetParameter 1 (the kill switch; 2 when the policy cache is cold), when the cache is
@@ -26,7 +26,7 @@
  *
  * Worked example (tests/scale, "500 variants"): 500 single-variant endpoints with 3 signals
  * each, all registered, 20 with a policy: 1 + ceil(1500 / 500) + 500 + ceil(500 / 50) +
- * ceil(20 / 50) + ceil(500 / 100) = 1 + 3 + 500 + 10 + 1 + 5 = 520 reads, of which only the
+ * ceil(20 / 10) + ceil(500 / 100) = 1 + 3 + 500 + 10 + 2 + 5 = 521 reads, of which only the
  * 500 DescribeEndpoint grow with the targets. Then per target its writes: the claim (UpdateItem,
  * when the plan keeps state), its action when it acts, and the decision record (PutItem).
  */
@@ -36,8 +36,8 @@ import { buildQueries, MAX_QUERIES_PER_CALL } from '../signals/queries.ts';
 
 /**
  * Up to this many resources (or groups) in a region are asked about one by one: at most 4
- * calls, side by side. More sweep the region's policies instead, ceil(P / 50) calls, fewer
- * unless the region holds over 200 SageMaker (400 group) scaling policies.
+ * calls, side by side. More sweep the region's policies instead, ceil(P / 10) (ceil(PG / 100))
+ * calls, fewer unless the region holds over 40 SageMaker (400 group) scaling policies.
  */
 export const ONE_BY_ONE_MAX = 4;
 /** GetParametersByPath returns at most 10 parameters a page. */
@@ -48,7 +48,8 @@ export const POLICY_PARTS_PER_PAGE = 10;
  */
 export const BATCH_STATE_FROM = 2;
 export const SCALABLE_TARGET_IDS_PER_CALL = 50;
-export const SCALING_POLICIES_PER_PAGE = 50;
+/** DescribeScalingPolicies' MaxResults is 1 to 10 (shared/aws/app-autoscaling.ts). */
+export const SCALING_POLICIES_PER_PAGE = 10;
 export const GROUP_NAMES_PER_CALL = 50;
 export const GROUP_POLICIES_PER_PAGE = 100;
 export const STATE_KEYS_PER_CALL = 100;

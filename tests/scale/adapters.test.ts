@@ -36,7 +36,7 @@ describe("the sweep of the region's SageMaker scaling policies", () => {
     PolicyName: name,
   });
 
-  it('follows every page, 50 a page, and keys the names by resource and dimension', async () => {
+  it('follows every page, 10 a page (MaxResults 1 to 10), and keys the names by resource and dimension', async () => {
     aas
       .on(DescribeScalingPoliciesCommand)
       .resolvesOnce({ ScalingPolicies: [policy('endpoint/a/variant/v', 'tt-a')] as never, NextToken: 'p2' })
@@ -52,8 +52,8 @@ describe("the sweep of the region's SageMaker scaling policies", () => {
       'endpoint/b/variant/v|sagemaker:variant:DesiredInstanceCount': ['tt-b'],
     });
     expect(aas.commandCalls(DescribeScalingPoliciesCommand).map((c) => c.args[0].input)).toEqual([
-      { ServiceNamespace: 'sagemaker', MaxResults: 50, NextToken: undefined },
-      { ServiceNamespace: 'sagemaker', MaxResults: 50, NextToken: 'p2' },
+      { ServiceNamespace: 'sagemaker', MaxResults: 10, NextToken: undefined },
+      { ServiceNamespace: 'sagemaker', MaxResults: 10, NextToken: 'p2' },
     ]);
   });
 

@@ -46,7 +46,7 @@ describe('the calls of one tick, by the formula', () => {
       spec: { variants: 450, groups: 50, conflictEvery: 10 },
     },
     {
-      case: '500 variants, every one with another scaler: ceil(500 / 50) policy pages',
+      case: '500 variants, every one with another scaler: ceil(500 / 10) policy pages',
       spec: { variants: 500, conflictEvery: 1 },
     },
     {
@@ -105,7 +105,7 @@ describe('the calls of one tick, by the formula', () => {
       'SSM.GetParameter': 1,
       'CloudWatch.GetMetricData': 3,
       'ApplicationAutoScaling.DescribeScalableTargets': 10,
-      'ApplicationAutoScaling.DescribeScalingPolicies': 1,
+      'ApplicationAutoScaling.DescribeScalingPolicies': 2,
       'DynamoDB.BatchGet': 5,
     });
   });

@@ -168,7 +168,10 @@ function mockScalers(h: Harness, spec: WorldSpec) {
         (!input.ResourceId || p.ResourceId === input.ResourceId) &&
         (!input.ScalableDimension || p.ScalableDimension === input.ScalableDimension),
     );
-    const p = page(matching, Math.min(input.MaxResults ?? 50, 50), input.NextToken);
+    // MaxResults 1 to 10, 10 by default (Application Auto Scaling API reference).
+    if ((input.MaxResults ?? 10) > 10)
+      throw Object.assign(new Error('MaxResults: at most 10'), { name: 'ValidationException' });
+    const p = page(matching, input.MaxResults ?? 10, input.NextToken);
     return { ScalingPolicies: p.items, NextToken: p.next };
   });
   return policies.length;
