@@ -7,7 +7,8 @@
  *    EndpointView. Counts are whole numbers of 0 or more and weights numbers of 0 or more, or
  *    MalformedResponseError naming the field: never read as 0.
  *  - write(region, endpoint, writes): one UpdateEndpointWeightsAndCapacities with every listed
- *    variant's DesiredWeight and DesiredInstanceCount, so weights and counts change together.
+ *    variant's DesiredWeight and DesiredInstanceCount, so weights and counts change together;
+ *    at least one variant (the model's min 1), else an error and no call.
  *    An endpoint mid-update answers 'busy' (the next run decides again).
  * A failed call throws one line naming the IAM action, the endpoint and the grant to check.
  */
@@ -110,6 +111,10 @@ export function variantWeightsAdapter(clientFor: (region: string) => SageMakerCl
       return endpointViewFrom(endpoint, config);
     },
     async write(region, EndpointName, writes) {
+      // The model's DesiredWeightAndCapacityList has min 1: an empty update is refused by
+      // SageMaker, and the fallback always writes every listed variant, so none is a bug.
+      if (writes.length === 0)
+        throw new Error(`UpdateEndpointWeightsAndCapacities of ${EndpointName} needs at least one variant`);
       try {
         await call('UpdateEndpointWeightsAndCapacities', region, `endpoint ${EndpointName}`, () =>
           clientFor(region).send(

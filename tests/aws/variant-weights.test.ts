@@ -40,6 +40,9 @@ const config = {
   ],
 };
 
+/** One variant's weight and count: UpdateEndpointWeightsAndCapacities takes 1 or more. */
+const ONE_WRITE = { variantName: 'g5', desiredInstances: 4, desiredWeight: 4 };
+
 describe('endpointViewFrom', () => {
   it('reads status, counts, weights, types and a capacity FailureReason keyed by its time', () => {
     expect(endpointViewFrom(described({ FailureReason: CAPACITY }), config)).toEqual({
@@ -119,11 +122,18 @@ describe('variantWeightsAdapter', () => {
     ]);
   });
 
+  it('an empty write is refused before any call: the model wants one variant at least', async () => {
+    await expect(adapter.write('us-east-1', 'gov-chat', [])).rejects.toThrow(
+      'UpdateEndpointWeightsAndCapacities of gov-chat needs at least one variant',
+    );
+    expect(sm.commandCalls(UpdateEndpointWeightsAndCapacitiesCommand)).toEqual([]);
+  });
+
   it('an endpoint mid-update is busy, not a failure', async () => {
     sm.on(UpdateEndpointWeightsAndCapacitiesCommand).rejects(
       awsError('ValidationException', 'Cannot update in-progress endpoint "gov-chat".'),
     );
-    expect(await adapter.write('us-east-1', 'gov-chat', [])).toEqual({
+    expect(await adapter.write('us-east-1', 'gov-chat', [ONE_WRITE])).toEqual({
       status: 'busy',
       message: 'Cannot update in-progress endpoint "gov-chat".',
     });
@@ -152,7 +162,7 @@ describe('variantWeightsAdapter', () => {
         sm
           .on(UpdateEndpointWeightsAndCapacitiesCommand)
           .rejects(awsError('ValidationException', 'Variant g7 not found')),
-      act: () => adapter.write('us-east-1', 'gov-chat', []),
+      act: () => adapter.write('us-east-1', 'gov-chat', [ONE_WRITE]),
       line: 'sagemaker:UpdateEndpointWeightsAndCapacities on endpoint gov-chat in us-east-1 failed (ValidationException: Variant g7 not found); check the role has sagemaker:UpdateEndpointWeightsAndCapacities on endpoint/gov-chat (ManagedEndpointPrefix)',
     },
   ])('$case throws one line naming the IAM action and the endpoint', async ({ prepare, act, line }) => {
