@@ -34,6 +34,7 @@ import { failoverGroupsOf } from './failover-floor.ts';
 import { observe } from './observe.ts';
 import type { PolicySource } from './policy-source.ts';
 import type { Ports } from './ports.ts';
+import { type Released, releaseSuspended } from './release.ts';
 import { evaluateTarget, failedRecord, type TargetContext } from './target.ts';
 import type { Telemetry } from './telemetry.ts';
 
@@ -145,6 +146,15 @@ export function createEvaluator(deps: EvaluatorDeps) {
     groups: readonly ResolvedGroup[],
   ) {
     const judged = await killSwitch(deps);
+    // Release hands back before the evaluation reads other scalers: those it resumed show as active.
+    const released =
+      judged.reason === 'Release' && mode === 'active' && deps.ports.handBack
+        ? await releaseSuspended(
+            { groups: deps.ports.groups, handBack: deps.ports.handBack },
+            targets,
+            deps.telemetry,
+          )
+        : new Map<string, Released>();
     const ctx: TargetContext = {
       config: deps.config,
       mode,
@@ -163,7 +173,7 @@ export function createEvaluator(deps: EvaluatorDeps) {
     for (const p of observed.problems) deps.telemetry.warn(`metrics: ${p}`);
     if (observed.stateProblem) deps.telemetry.warn(`state: ${observed.stateProblem}`);
     return mapBounded(targets, TARGETS_IN_FLIGHT, async (t) => {
-      const record = await evaluateTarget(ctx, t, {
+      const evaluated = await evaluateTarget(ctx, t, {
         capacity: observed.capacity.get(t.id)!,
         conflict: observed.conflicts.get(t.id)!,
         readings: observed.readings.get(t.id),
@@ -177,6 +187,10 @@ export function createEvaluator(deps: EvaluatorDeps) {
           `evaluation failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
         ),
       );
+      const release = released.get(t.id);
+      const record = release
+        ? { ...evaluated, resumed: release.resumed, detail: `${evaluated.detail}; ${release.detail}` }
+        : evaluated;
       const audited = await recordAudit(record);
       deps.telemetry.decision(record, Math.round(clock() - started));
       return { record, audited };

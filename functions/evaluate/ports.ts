@@ -5,6 +5,7 @@ import type { Clients } from '../../shared/aws/clients.ts';
 import { cloudWatchMetrics, type MetricsPort } from '../../shared/aws/cloudwatch.ts';
 import { dynamoStateStore, type StatePort } from '../../shared/aws/dynamodb.ts';
 import { type GroupPoliciesPort, groupPoliciesAdapter } from '../../shared/aws/group-policies.ts';
+import { type HandBackPort, handBackAdapter } from '../../shared/aws/hand-back.ts';
 import {
   type EndpointsPort,
   endpointReads,
@@ -37,6 +38,8 @@ export interface Ports {
   failoverStates?: FailoverStatesPort;
   executions: ExecutionsPort;
   parameters: ParametersPort;
+  /** Resumes what Governor suspended when the kill switch says release (./release.ts); fakes may omit it. */
+  handBack?: HandBackPort;
 }
 
 export function awsPorts(clients: Clients, tableName: string): Ports {
@@ -52,5 +55,6 @@ export function awsPorts(clients: Clients, tableName: string): Ports {
     failoverStates: failoverStateReads(clients.home.dynamo, tableName),
     executions: stepFunctionsAdapter(clients.home.sfn),
     parameters: ssmParameters(clients.home.ssm),
+    handBack: handBackAdapter(clients.appAutoScaling, clients.autoScaling),
   };
 }

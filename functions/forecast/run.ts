@@ -97,7 +97,7 @@ async function withheld(deps: ForecasterDeps): Promise<Withheld | null> {
   const judged = await readKillSwitch((n) => deps.ports.parameters.get(n), name);
   if (!judged.on) return null;
   const line = `${judged.message}: no scheduled action is put or deleted, no warm pool resized`;
-  if (judged.reason === 'On') deps.telemetry.info(line, { parameter: name });
+  if (judged.reason === 'On' || judged.reason === 'Release') deps.telemetry.info(line, { parameter: name });
   else deps.telemetry.error(line, { parameter: name, reason: judged.reason });
   return 'kill-switch';
 }

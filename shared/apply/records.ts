@@ -122,6 +122,11 @@ export interface DecisionRecord {
    * resource id of a SageMaker target, or the name of a group whose AlarmNotification it suspended.
    */
   suspended: string | null;
+  /**
+   * What the kill switch's release resumed this evaluation (functions/evaluate/release.ts): the
+   * Application Auto Scaling resource id or the group name; absent when the switch was not on release.
+   */
+  resumed?: string | null;
   outcome: Outcome;
   detail: string;
   /** Evaluations lost to concurrent ones before this one won its conditional write. */

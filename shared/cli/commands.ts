@@ -93,6 +93,22 @@ parameter, then the deletion of parts the new policy no longer has.
 Exit 0 when the files are written; 2 on bad input (an invalid policy, one line per problem; a
 target larger than --max-bytes on its own).`;
 
+/** The help of pause, resume and release: the same options, a different value. */
+function switchHelp(command: string, value: string, effect: string): string {
+  return `usage: governor ${command} [--stack NAME] [--region R]
+
+Sets the deployed stack's kill switch (the SSM parameter its KillSwitchParameterName output
+names) to "${value}". ${effect}
+
+  --stack NAME   the Governor stack (default governor, sam deploy's stack_name)
+  --region R     its region (default AWS_REGION)
+  --help         this text
+
+AWS_ENDPOINT_URL aims every call at an emulator (npm run local -- --keep). Needs
+cloudformation:DescribeStacks, ssm:GetParameter and ssm:PutParameter on the parameter. Exit 2 when
+credentials, the stack or its outputs are missing, one line naming the fix.`;
+}
+
 export const COMMANDS: Record<string, CommandEntry> = {
   validate: {
     summary: 'validate FILE... [--cost] check policy files (and what Governor costs to run)',
@@ -200,6 +216,33 @@ Exit 0 when the written policy meets the objective on the held-out part, 1 when 
 (the file is written all the same), 2 on bad input.`,
     load: async () => (await import('./tune.ts')).tuneCommand,
   },
+  commit: {
+    summary: 'commit --trace F          instances to commit (Savings Plans, reservations) for each term',
+    help: `usage: governor commit --trace HISTORY.csv --one-year USD --three-year USD [options]
+
+How many instances to commit for each term offered, from the fleet Governor runs on the history
+(the backtest's governor policy): the commitment that minimizes cost when it is billed hour by
+hour as AWS bills it, with its break-even utilization, how much of it the history uses and the
+saving against all on demand; beside it, what a Cost Explorer-style lookback of the last 7, 30 and
+60 days would have recommended, judged over the whole history (docs/capacity-mix.md).
+
+  --trace FILE        the history (required; governor history writes one)
+  --one-year USD      the 1-year rate: USD per hour of one committed instance
+  --three-year USD    the 3-year rate (at least one rate, or capacityMix.committed.usdPerHour)
+  --on-demand USD     the on-demand price per instance-hour (default: the policy's capacityMix
+                      committed or cheapest pool, else --price)
+  --policy FILE       policy file (default: the bundled examples/policy.yaml)
+  --target ID         which target of the policy file (default: the first)
+  --fill-gaps         read minutes missing from the trace as 0 requests
+  --json FILE         write the recommendation as JSON
+  --peak-instances N, --slo-utilization U, --cold-start MIN, --metric-delay MIN, --price USD
+                      the scenario, as for governor backtest (default: the reference)
+  --help              this text
+
+Assumes the history's shape holds for the term: no growth is projected. Bad input is one line and
+exit 2.`,
+    load: async () => (await import('./commit.ts')).commitCommand,
+  },
   forecast: {
     summary: 'forecast --trace FILE     score the forecaster against naive and EC2-style baselines',
     help: 'usage: governor forecast --trace FILE [--history-days N] [--horizon-hours N] [--fill-gaps] [--json FILE]\n\nA rolling-origin evaluation: pinball loss (p50, p90), MAPE and p90 coverage of the forecaster against seasonal-naive and an EC2-style hourly forecast (docs/forecast.md).\n\n  --fill-gaps   read minutes missing from the trace as 0 requests (default: refused, naming it)',
@@ -231,5 +274,29 @@ Each span is read at the finest period CloudWatch still keeps for its age: 1 min
 
 Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, before any AWS call.`,
     load: async () => (await import('./history.ts')).historyCommand,
+  },
+  pause: {
+    summary: 'pause [--stack NAME]       kill switch on: Governor stops acting (what it suspended stays so)',
+    help: switchHelp(
+      'pause',
+      'on',
+      'Governor stops acting from its next evaluation (within a minute). What it suspended stays suspended.',
+    ),
+    load: async () => (await import('./switch.ts')).pauseCommand,
+  },
+  resume: {
+    summary: 'resume [--stack NAME]      kill switch off: Governor acts again',
+    help: switchHelp('resume', 'off', 'Governor acts again from its next evaluation (within a minute).'),
+    load: async () => (await import('./switch.ts')).resumeCommand,
+  },
+  release: {
+    summary:
+      'release [--stack NAME]     kill switch release: Governor stops and resumes every scaler it suspended',
+    help: switchHelp(
+      'release',
+      'release',
+      "Governor stops acting from its next evaluation (within a minute), and that evaluation resumes\nevery scaler it suspended on targets with onConflictingScaler: suspend: the Application Auto\nScaling policies of SageMaker targets (dynamic scaling no longer suspended) and the\nAlarmNotification process of Auto Scaling groups. Each resume is in the target's decision\nrecord (governor decisions). governor resume hands control back to Governor.",
+    ),
+    load: async () => (await import('./switch.ts')).releaseCommand,
   },
 };

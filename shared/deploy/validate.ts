@@ -33,6 +33,10 @@ export const NEEDED_WITHOUT_A_CALL: Readonly<Record<string, string>> = {
   'sqs:sendmessage': 'Lambda sends failed asynchronous events to the dead-letter queue',
   'sagemaker:describeendpointconfig':
     'Application Auto Scaling checks it when RegisterScalableTarget suspends scaling on a variant',
+  'sagemaker:updateendpointweightsandcapacities':
+    'Application Auto Scaling checks it when RegisterScalableTarget suspends or resumes scaling on a variant',
+  'sagemaker:updateinferencecomponentruntimeconfig':
+    'Application Auto Scaling checks it when RegisterScalableTarget suspends or resumes scaling on an inference component',
   'logs:createlogdelivery': 'Step Functions delivers execution logs',
   'logs:getlogdelivery': 'Step Functions delivers execution logs',
   'logs:updatelogdelivery': 'Step Functions delivers execution logs',

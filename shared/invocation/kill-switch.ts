@@ -3,7 +3,11 @@
  * forecast function, and (through the value the evaluator judged) the scale-target state machine.
  *
  *   the value, trimmed and lower-cased, is "off"  -> off: changes may go through
- *   anything else ("on", " on", "ON ", "maybe", "") -> on
+ *   "on"                                            -> on: pause, nothing is changed
+ *   "release"                                       -> on, and the evaluator hands control back:
+ *                                                     it resumes every scaler it suspended
+ *                                                     (functions/evaluate/release.ts), then acts no more
+ *   anything else (" maybe", "")                    -> on
  *   the parameter does not exist                   -> on
  *   the parameter cannot be read (denied, throttled, timed out) -> on
  *
@@ -21,11 +25,22 @@
 import { clip, clipJson } from '../events/bounded.ts';
 
 export const KILL_SWITCH_OFF = 'off';
+/** Pause: Governor stops acting; what it suspended stays suspended (`governor pause`). */
+export const KILL_SWITCH_ON = 'on';
+/** Hand back: Governor stops acting and resumes the scalers it suspended (`governor release`). */
+export const KILL_SWITCH_RELEASE = 'release';
+
+/** The values `governor pause`, `resume` and `release` write, the only ones with a meaning. */
+export const KILL_SWITCH_VALUES = {
+  pause: KILL_SWITCH_ON,
+  resume: KILL_SWITCH_OFF,
+  release: KILL_SWITCH_RELEASE,
+} as const;
 
 /** What reading the parameter gave: its value, null when it does not exist, or the read's error. */
 export type KillSwitchRead = { value: string | null } | { error: string };
 
-export type KillSwitchReason = 'Off' | 'On' | 'Missing' | 'Unreadable' | 'Unrecognised';
+export type KillSwitchReason = 'Off' | 'On' | 'Release' | 'Missing' | 'Unreadable' | 'Unrecognised';
 
 export interface KillSwitch {
   on: boolean;
@@ -57,7 +72,15 @@ export function judgeKillSwitch(read: KillSwitchRead): KillSwitch {
   const normal = read.value.trim().toLowerCase();
   if (normal === KILL_SWITCH_OFF)
     return { on: false, reason: 'Off', value: read.value, message: 'the kill switch is off' };
-  if (normal === 'on')
+  if (normal === KILL_SWITCH_RELEASE)
+    return {
+      on: true,
+      reason: 'Release',
+      value: read.value,
+      message:
+        'the kill switch says release: Governor resumes the scalers it suspended and changes nothing else',
+    };
+  if (normal === KILL_SWITCH_ON)
     return {
       on: true,
       reason: 'On',

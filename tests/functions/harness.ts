@@ -110,6 +110,20 @@ export function fakeTable(ddb: Stub) {
   };
 }
 
+/** One group target, batch-gpu-asg, scaled on GPU utilization: what the other-scaler replays use. */
+export const conflictGroupPolicy = (onConflictingScaler: 'refuse' | 'suspend') => `version: 1
+targets:
+  - id: batch-gpu
+    kind: ec2-asg
+    region: us-east-1
+    autoScalingGroupName: batch-gpu-asg
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+    damping: { scaleOutBreaches: 1 }
+    onConflictingScaler: ${onConflictingScaler}
+`;
+
 /**
  * One Auto Scaling group as EC2 Auto Scaling keeps it: SetDesiredCapacity and SuspendProcesses
  * change what the next DescribeAutoScalingGroups returns; its instances stay `ready` InService.

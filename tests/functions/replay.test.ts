@@ -19,7 +19,15 @@ import { PolicyUnavailableError } from '#functions/evaluate/policy-source.ts';
 import { initialState } from '#shared/engine/types.ts';
 import { EventError } from '#shared/events/parse.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
-import { CONFIG, EXAMPLE_POLICY, eventFile, fakeGroup, harness, REPLAY_POLICY } from './harness.ts';
+import {
+  CONFIG,
+  conflictGroupPolicy,
+  EXAMPLE_POLICY,
+  eventFile,
+  fakeGroup,
+  harness,
+  REPLAY_POLICY,
+} from './harness.ts';
 
 const at = (hhmmss: string) => Date.parse(`2025-06-02T${hhmmss}Z`);
 const STORM = { InvocationsPerInstance: 250, GPUUtilization: 95, ModelLatency: 1_500_000 };
@@ -399,18 +407,7 @@ describe('one storm tick under each condition', () => {
 });
 
 describe('a group that EC2 Auto Scaling policies also scale', () => {
-  const groupPolicy = (onConflictingScaler: 'refuse' | 'suspend') => `version: 1
-targets:
-  - id: batch-gpu
-    kind: ec2-asg
-    region: us-east-1
-    autoScalingGroupName: batch-gpu-asg
-    scaling: { minCapacity: 1, maxCapacity: 10 }
-    signals:
-      - { metric: gpuUtilization, target: 70 }
-    damping: { scaleOutBreaches: 1 }
-    onConflictingScaler: ${onConflictingScaler}
-`;
+  const groupPolicy = conflictGroupPolicy;
   const targetTracking: ScalingPolicy = {
     PolicyName: 'batch-cpu-tt',
     PolicyType: 'TargetTrackingScaling',

@@ -84,14 +84,17 @@ describe('the evaluate function', () => {
     expect(parameters.Mode).toMatchObject({ Default: 'shadow', AllowedValues: ['shadow', 'active'] });
   });
 
-  it('may suspend and set only the managed groups, and only with a group prefix', () => {
+  it('may suspend, resume and set only the managed groups, and only with a group prefix', () => {
     const statements = (props('EvaluateFunctionRole').Policies as Loose[])[0]!.PolicyDocument
       .Statement as Loose[];
     const bySid = (sid: string) => statements.find((s) => s['Fn::If']?.[1]?.Sid === sid)!['Fn::If'];
     const set = bySid('SetManagedGroupCapacity');
     const suspend = bySid('SuspendOtherScalersOnGroups');
     expect(suspend[0]).toBe('ManagesAutoScalingGroups');
-    expect(suspend[1]).toMatchObject({ Action: 'autoscaling:SuspendProcesses', Resource: set[1].Resource });
+    expect(suspend[1]).toMatchObject({
+      Action: ['autoscaling:SuspendProcesses', 'autoscaling:ResumeProcesses'],
+      Resource: set[1].Resource,
+    });
     expect(suspend[2]).toEqual({ Ref: 'AWS::NoValue' });
   });
 });

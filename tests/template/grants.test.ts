@@ -136,10 +136,11 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it('sees the evaluate function find, suspend and set groups, and keeps those calls out of the forecast function', () => {
+  it('sees the evaluate function find, suspend, resume and set groups, and keeps those calls out of the forecast function', () => {
     const groupCalls = [
       'autoscaling:describeautoscalinggroups',
       'autoscaling:describepolicies',
+      'autoscaling:resumeprocesses',
       'autoscaling:setdesiredcapacity',
       'autoscaling:suspendprocesses',
     ];
@@ -165,12 +166,11 @@ describe('calls and grants in template.yaml', () => {
     );
   });
 
-  it("sees the evaluate function's code send no SageMaker write and no RegisterScalableTarget: the state machine is the only path", () => {
+  it("sees the evaluate function's code send no SageMaker write: the state machine is the only path; RegisterScalableTarget only to resume on release", () => {
+    expect(callsOf('EvaluateFunction').filter((a) => a.startsWith('sagemaker:update'))).toEqual([]);
     expect(
-      callsOf('EvaluateFunction').filter((a) =>
-        ['sagemaker:update', 'application-autoscaling:register'].some((w) => a.startsWith(w)),
-      ),
-    ).toEqual([]);
+      callsOf('EvaluateFunction').filter((a) => a.startsWith('application-autoscaling:register')),
+    ).toEqual(['application-autoscaling:registerscalabletarget']);
   });
 
   it('sees the state machine read the kill switch and the generation, suspend the other scaler, change SageMaker, record the outcome and the lead time, count capacity errors', () => {

@@ -1,0 +1,277 @@
+/**
+ * The operator's live commands on moto, through the real SDK: a stack deployed with
+ * CloudFormation (its outputs name the table and the parameters, as template.yaml's do), a
+ * SageMaker variant whose target tracking policy Application Auto Scaling holds suspended and an
+ * Auto Scaling group with AlarmNotification suspended, as Governor leaves them with
+ * onConflictingScaler: suspend.
+ *
+ * `governor release` writes "release"; the evaluate function's next tick resumes both scalers
+ * (read back from Application Auto Scaling and EC2 Auto Scaling) and records what it resumed;
+ * `governor pause` and `resume` write on and off. One moto server for the file.
+ */
+import {
+  ApplicationAutoScalingClient,
+  DescribeScalableTargetsCommand,
+  DescribeScalingPoliciesCommand,
+  PutScalingPolicyCommand,
+  RegisterScalableTargetCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  PutScalingPolicyCommand as PutGroupPolicyCommand,
+  SuspendProcessesCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEvaluator } from '#functions/evaluate/evaluate.ts';
+import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
+import { awsPorts } from '#functions/evaluate/ports.ts';
+import { createClients } from '#shared/aws/clients.ts';
+import { localConfig } from '#shared/cli/invoke.ts';
+import { captureTelemetry } from '../functions/support.ts';
+import { runCli } from '../support/cli.ts';
+import {
+  awsTestConfig,
+  createDemoEndpoint,
+  createDemoGroup,
+  type MotoServer,
+  motoGate,
+  startMoto,
+  TEST_ACCOUNT,
+  TEST_CREDENTIALS,
+  TEST_REGION,
+} from '../support/moto.ts';
+
+const gate = motoGate();
+
+export const STACK = 'governor-live';
+export const NAMES = {
+  table: 'governor-live-state',
+  killSwitch: '/governor-live/kill-switch',
+  policy: '/governor-live/policy',
+};
+const VARIANT = {
+  ServiceNamespace: 'sagemaker' as const,
+  ResourceId: 'endpoint/live-llm/variant/AllTraffic',
+  ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
+};
+
+export const POLICY = `version: 1
+targets:
+  - id: live-llm
+    kind: sagemaker-variant
+    region: ${TEST_REGION}
+    endpointName: live-llm
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: invocationsPerInstance, target: 100 }
+    onConflictingScaler: suspend
+  - id: live-batch
+    kind: ec2-asg
+    region: ${TEST_REGION}
+    autoScalingGroupName: live-batch-asg
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+    onConflictingScaler: suspend
+`;
+
+/** A Governor-shaped stack: the three resources and the outputs the live commands read. */
+export const STACK_TEMPLATE = JSON.stringify({
+  Resources: {
+    StateTable: {
+      Type: 'AWS::DynamoDB::Table',
+      Properties: {
+        TableName: NAMES.table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+      },
+    },
+    KillSwitchParameter: {
+      Type: 'AWS::SSM::Parameter',
+      Properties: { Name: NAMES.killSwitch, Type: 'String', Value: 'off' },
+    },
+    PolicyParameter: {
+      Type: 'AWS::SSM::Parameter',
+      Properties: { Name: NAMES.policy, Type: 'String', Value: POLICY },
+    },
+  },
+  Outputs: {
+    StateTableName: { Value: { Ref: 'StateTable' } },
+    KillSwitchParameterName: { Value: { Ref: 'KillSwitchParameter' } },
+    PolicyParameterName: { Value: { Ref: 'PolicyParameter' } },
+    ScaleTargetStateMachineArn: {
+      Value: `arn:aws:states:${TEST_REGION}:${TEST_ACCOUNT}:stateMachine:governor-live-scale`,
+    },
+  },
+});
+
+const tick = (id: string, at: number) => ({
+  'detail-type': 'Scheduled Event',
+  source: 'aws.scheduler',
+  account: TEST_ACCOUNT,
+  region: TEST_REGION,
+  id,
+  time: new Date(at).toISOString(),
+});
+
+describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () => {
+  let moto: MotoServer;
+  let aas: ApplicationAutoScalingClient;
+  let asg: AutoScalingClient;
+  let ssm: SSMClient;
+  const cli = (...args: string[]) => runCli([...args, '--stack', STACK, '--region', TEST_REGION]);
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    const config = awsTestConfig(moto.endpoint);
+    await new CloudFormationClient(config).send(
+      new CreateStackCommand({ StackName: STACK, TemplateBody: STACK_TEMPLATE }),
+    );
+    await createDemoEndpoint(new SageMakerClient(config), 'live-llm', 2);
+    aas = new ApplicationAutoScalingClient(config);
+    await aas.send(new RegisterScalableTargetCommand({ ...VARIANT, MinCapacity: 1, MaxCapacity: 4 }));
+    await aas.send(
+      new PutScalingPolicyCommand({
+        ...VARIANT,
+        PolicyName: 'live-llm-tt',
+        PolicyType: 'TargetTrackingScaling',
+        TargetTrackingScalingPolicyConfiguration: {
+          TargetValue: 70,
+          PredefinedMetricSpecification: { PredefinedMetricType: 'SageMakerVariantInvocationsPerInstance' },
+        },
+      }),
+    );
+    // What the scale-target state machine's "Suspend the other scaler" step sends.
+    await aas.send(
+      new RegisterScalableTargetCommand({
+        ...VARIANT,
+        SuspendedState: {
+          DynamicScalingInSuspended: true,
+          DynamicScalingOutSuspended: true,
+          ScheduledScalingSuspended: false,
+        },
+      }),
+    );
+    asg = new AutoScalingClient(config);
+    await createDemoGroup(asg, 'live-batch-asg', 2);
+    await asg.send(
+      new PutGroupPolicyCommand({
+        AutoScalingGroupName: 'live-batch-asg',
+        PolicyName: 'live-batch-tt',
+        PolicyType: 'TargetTrackingScaling',
+        TargetTrackingConfiguration: {
+          TargetValue: 60,
+          PredefinedMetricSpecification: { PredefinedMetricType: 'ASGAverageCPUUtilization' },
+        },
+      }),
+    );
+    await asg.send(
+      new SuspendProcessesCommand({
+        AutoScalingGroupName: 'live-batch-asg',
+        ScalingProcesses: ['AlarmNotification'],
+      }),
+    );
+    ssm = new SSMClient(config);
+    vi.stubEnv('AWS_ENDPOINT_URL', moto.endpoint);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', TEST_CREDENTIALS.accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', TEST_CREDENTIALS.secretAccessKey);
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await moto?.stop();
+  });
+
+  const killSwitch = async () =>
+    (await ssm.send(new GetParameterCommand({ Name: NAMES.killSwitch }))).Parameter?.Value;
+
+  it('release: the command writes "release", the next tick resumes the target tracking policy and the group\'s AlarmNotification, and records both', async () => {
+    const released = await cli('release');
+    expect(released).toMatchObject({ code: 0, err: [] });
+    expect(released.out[0]).toMatch(
+      /^kill switch \/governor-live\/kill-switch: off -> release: Governor changes nothing/,
+    );
+    expect(await killSwitch()).toBe('release');
+
+    const config = localConfig({
+      AWS_REGION: TEST_REGION,
+      STATE_TABLE_NAME: NAMES.table,
+      POLICY_PARAMETER_NAME: NAMES.policy,
+      KILL_SWITCH_PARAMETER_NAME: NAMES.killSwitch,
+    });
+    const clients = createClients({
+      region: TEST_REGION,
+      endpoint: moto.endpoint,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 2,
+    });
+    const ports = awsPorts(clients, NAMES.table);
+    const telemetry = captureTelemetry();
+    const evaluate = createEvaluator({
+      config,
+      ports,
+      telemetry,
+      policy: ssmPolicySource(ports.parameters, NAMES.policy, 60, telemetry),
+    });
+    const now = Date.now();
+    const report = await evaluate(tick('live-release', now), now);
+    expect(report.records.map((r) => [r.targetId, r.outcome, r.resumed])).toEqual([
+      ['live-llm', 'killed', VARIANT.ResourceId],
+      ['live-batch', 'killed', 'live-batch-asg'],
+    ]);
+
+    const target = (
+      await aas.send(
+        new DescribeScalableTargetsCommand({
+          ServiceNamespace: 'sagemaker',
+          ResourceIds: [VARIANT.ResourceId],
+        }),
+      )
+    ).ScalableTargets?.[0];
+    expect(target?.SuspendedState).toMatchObject({
+      DynamicScalingInSuspended: false,
+      DynamicScalingOutSuspended: false,
+    });
+    const policies = await aas.send(
+      new DescribeScalingPoliciesCommand({ ServiceNamespace: 'sagemaker', ResourceId: VARIANT.ResourceId }),
+    );
+    expect(policies.ScalingPolicies?.map((p) => p.PolicyName)).toEqual(['live-llm-tt']);
+    const group = (
+      await asg.send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: ['live-batch-asg'] }))
+    ).AutoScalingGroups?.[0];
+    expect(group?.SuspendedProcesses).toEqual([]);
+    expect(group?.DesiredCapacity).toBe(2);
+
+    const again = await evaluate(tick('live-release-2', now + 60_000), now + 60_000);
+    expect(again.records.map((r) => r.resumed)).toEqual([null, null]);
+  });
+
+  it('pause writes on and resume writes off, each saying what it was', async () => {
+    const paused = await cli('pause');
+    expect(paused.code).toBe(0);
+    expect(paused.out[0]).toMatch(/: release -> on: /);
+    expect(await killSwitch()).toBe('on');
+    expect((await cli('pause')).out[0]).toMatch(/: already on: /);
+    const resumed = await cli('resume');
+    expect(resumed.out[0]).toMatch(/: on -> off: Governor acts again/);
+    expect(await killSwitch()).toBe('off');
+  });
+
+  it('names the fix in one line, exit 2, for a stack that does not exist', async () => {
+    const run = await runCli(['pause', '--stack', 'no-such-stack', '--region', TEST_REGION]);
+    expect(run).toMatchObject({ code: 2, out: [] });
+    expect(run.err).toEqual([
+      'governor pause: no stack no-such-stack in us-east-1: deploy Governor (sam deploy --guided), or name yours with --stack NAME and its region with --region',
+    ]);
+  });
+});
