@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Figures } from '#shared/tune/evaluate.ts';
-import { compare, feasible, goalOf, paretoFront, worstFold } from '#shared/tune/objective.ts';
+import { compare, feasible, goalOf, paretoFront, worstFold, worstSaving } from '#shared/tune/objective.ts';
 
 const fig = (
   instanceMinutes: number,
@@ -92,6 +92,58 @@ describe('compare: feasible first and cheapest, the rest by their worst fold, th
       [2000, 30],
       [1400, 40],
     ]);
+  });
+});
+
+describe('judged against the starting policy (Goal.reference, as tune does)', () => {
+  // Fold costs (x oracle) and violation ratios, with the requests ratio equal to the minutes one.
+  const folds = (costs: number[], bad: number[]) =>
+    costs.map((c, i) => ({ costVsOracle: c, violationRatio: bad[i]!, requestsViolationRatio: bad[i]! }));
+  const cand = (costs: number[], bad = [0.01, 0.01, 0.01]): Figures => ({
+    ...fig(costs.reduce((a, b) => a + b, 0) * 1000, 10),
+    folds: folds(costs, bad),
+  });
+  // The start: 2x in every fold, 3 % of minutes bad in the first (over the 2 % a fold allows).
+  const start = folds([2, 2, 2], [0.03, 0.01, 0.01]);
+  const goal = goalOf({ minutes: 0.96 }, 0.5, start);
+
+  it.each([
+    { case: 'the start itself', f: cand([2, 2, 2], [0.03, 0.01, 0.01]), ok: true },
+    { case: 'cheaper in every fold, within the goal', f: cand([1.9, 1.9, 1.9]), ok: true },
+    {
+      case: 'dearer in one fold, however cheap overall (a saving one week paid for the next)',
+      f: cand([1.2, 1.2, 2.05]),
+      ok: false,
+    },
+    {
+      case: 'over the margin in the first fold, but no further than the start was',
+      f: cand([1.9, 1.9, 1.9], [0.03, 0.01, 0.01]),
+      ok: true,
+    },
+    {
+      case: 'over the margin further than the start was',
+      f: cand([1.9, 1.9, 1.9], [0.035, 0.01, 0.01]),
+      ok: false,
+    },
+    {
+      case: 'over the margin in a fold where the start was within it',
+      f: cand([1.9, 1.9, 1.9], [0.01, 0.03, 0.01]),
+      ok: false,
+    },
+  ])('$case: feasible $ok', ({ f, ok }) => {
+    expect(feasible(f, goal)).toBe(ok);
+  });
+
+  it('says so in the goal’s words', () => {
+    expect(goal.source).toMatch(/or as much as the starting policy there, and in each fold no dearer/);
+  });
+
+  it('ranks by the fold that saves least: 2 % in every fold before 10 % in two and none in the third', () => {
+    const even = cand([1.96, 1.96, 1.96]);
+    const lumpy = cand([1.8, 1.8, 2]);
+    expect(worstSaving(even, start)).toBeCloseTo(0.02, 12);
+    expect(worstSaving(lumpy, start)).toBe(0);
+    expect([lumpy, even].sort((a, b) => compare(a, b, goal))).toEqual([even, lumpy]);
   });
 });
 

@@ -45,6 +45,16 @@ describe('governor tune', async () => {
     ).toBe(true);
   });
 
+  it('judges candidates against the starting policy fold by fold: the tuned one is no dearer in any', () => {
+    const reference = clean.goal.reference!;
+    expect(reference.map((f) => f.costVsOracle)).toEqual(
+      clean.start.figures.folds.map((f) => f.costVsOracle),
+    );
+    clean.best.figures.folds.forEach((f, i) => {
+      expect(f.costVsOracle).toBeLessThanOrEqual(reference[i]!.costVsOracle);
+    });
+  });
+
   it('gives the same policy when the held-out part is poisoned: the search never reads it', async () => {
     const poisoned = {
       ...history,
