@@ -2,7 +2,7 @@
  * The one human sentence on every failover decision, built from its reason codes so code and
  * sentence agree: what traffic does now and why, with the numbers an on-call engineer needs.
  */
-import type { Ctx } from './plan.ts';
+import type { Ctx } from './steps.ts';
 import type { FailoverReasonCode, FailoverState, RegionHealth, Weights } from './types.ts';
 
 const fmtWeights = (w: Weights): string =>

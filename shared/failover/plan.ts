@@ -21,22 +21,31 @@
  * straight to the largest step the receivers can serve; while no traffic has moved, the prescale
  * grows with the failed region's demand (`resized`), never shrinks.
  */
-import { neededCapacity } from './demand.ts';
 import { baseWeights, type ResolvedGroup } from './group.ts';
-import { assessRegion, servesNothing } from './health.ts';
+import { assessRegion } from './health.ts';
 import { describeFailover } from './message.ts';
 import { routingAction } from './routing.ts';
+import {
+  type Ctx,
+  eligible,
+  gainingRegions,
+  type Move,
+  nextStep,
+  noEligibleRegion,
+  sourceDark,
+  stepReasons,
+  weightsAtStep,
+} from './steps.ts';
+import { applyStep, backToSteady, halt, resized, startMove } from './transitions.ts';
 import type {
-  FailoverAction,
   FailoverObservation,
   FailoverReasonCode,
   FailoverState,
   FailoverStepResult,
   Phase,
   RegionHealth,
-  Weights,
 } from './types.ts';
-import { apportion, routable, sameWeights, shiftedWeights } from './weights.ts';
+import { apportion, routable, sameWeights } from './weights.ts';
 
 const MINUTE = 60_000;
 
@@ -58,97 +67,6 @@ export function initialFailoverState(group: ResolvedGroup): FailoverState {
   };
 }
 
-/** What one phase handler decides: the next state, reasons and any non-routing actions. */
-export interface Move {
-  state: FailoverState;
-  reasons: FailoverReasonCode[];
-  actions: FailoverAction[];
-}
-
-export interface Ctx {
-  group: ResolvedGroup;
-  obs: FailoverObservation;
-  now: number;
-  health: Record<string, RegionHealth>;
-  base: Weights;
-}
-
-/** Traffic may move onto a region that is healthy, or idle (no traffic, nothing wrong seen). */
-const eligible = (h: RegionHealth | undefined): boolean => h?.status === 'healthy' || h?.status === 'idle';
-const noEligibleRegion = (c: Ctx) => Object.values(c.health).every((h) => !eligible(h));
-
-/** Weights with step `step` of the current move applied (-1: the move not begun). */
-export function weightsAtStep(c: Ctx, s: FailoverState, step: number): Weights {
-  if (s.source === null || s.shares === null) return c.base;
-  const steps = c.group.shift.stepsPercent;
-  const at = step < 0 ? 0 : (steps[step] ?? 100);
-  const moved = s.direction === 'failback' ? 100 - at : at;
-  return shiftedWeights(c.base, s.source, s.shares, moved);
-}
-
-/** Regions traffic is moving onto in the current move. */
-export function gainingRegions(s: FailoverState): string[] {
-  if (s.source === null) return [];
-  return s.direction === 'failback' ? [s.source] : Object.keys(s.shares ?? {});
-}
-
-/** Regions traffic is moving off in the current move. */
-const losingRegions = (s: FailoverState): string[] =>
-  s.source === null ? [] : s.direction === 'failback' ? Object.keys(s.shares ?? {}) : [s.source];
-
-/** Every region traffic leaves serves nothing: steps and checks would only delay the move. */
-const sourceDark = (c: Ctx, s: FailoverState): boolean => {
-  const losing = losingRegions(s);
-  return losing.length > 0 && losing.every((r) => servesNothing(c.obs.regions[r], c.group.health, c.now));
-};
-
-/**
- * Instances a gaining target needs ready to serve step `step`: its prescale need scaled by its
- * weight at that step over its final weight, rounded up. Need 54 (0 -> 100 %): 10 % needs 6,
- * 50 % needs 27. tests/failover/phases.test.ts ("a warm floor that serves the first step").
- */
-export function stepNeed(c: Ctx, s: FailoverState, targetId: string, region: string, step: number): number {
-  const need = s.needed?.[targetId] ?? 0;
-  const final = weightsAtStep(c, s, c.group.shift.stepsPercent.length - 1)[region] ?? 0;
-  const at = weightsAtStep(c, s, step)[region] ?? 0;
-  // 1e-9: 54 x 50 / 100 must stay 27, not round up on float noise.
-  return final > 0 ? Math.ceil((need * at) / final - 1e-9) : 0;
-}
-
-/** Every gaining region is healthy or idle and has the instances ready that step `step` needs. */
-function stepServed(c: Ctx, s: FailoverState, step: number): boolean {
-  return c.group.members
-    .filter((m) => gainingRegions(s).includes(m.region))
-    .every((m) => {
-      const ready = c.obs.regions[m.region]?.capacity?.ready;
-      return (
-        ready !== undefined &&
-        ready >= stepNeed(c, s, m.targetId, m.region, step) &&
-        eligible(c.health[m.region])
-      );
-    });
-}
-
-/**
- * The step to take now, or null: the next one when its capacity is ready; when the regions traffic
- * leaves serve nothing, the largest one the ready capacity serves (all of it when it can).
- */
-function nextStep(c: Ctx, s: FailoverState, dark: boolean): number | null {
-  const last = c.group.shift.stepsPercent.length - 1;
-  if (!dark) return s.step < last && stepServed(c, s, s.step + 1) ? s.step + 1 : null;
-  for (let k = last; k > s.step; k--) if (stepServed(c, s, k)) return k;
-  return null;
-}
-
-/** Why a step was taken beyond ShiftStep: a dark source, an idle receiver, capacity back after a halt. */
-function stepReasons(c: Ctx, s: FailoverState, dark: boolean): FailoverReasonCode[] {
-  const out: FailoverReasonCode[] = [];
-  if (dark) out.push('SourceServesNothing');
-  if (gainingRegions(s).some((r) => c.health[r]?.status === 'idle')) out.push('ReceiverIdle');
-  if (s.phase === 'halted') out.push('StandbyCapacityRecovered');
-  return out;
-}
-
 function steady(c: Ctx, s: FailoverState): Move {
   const hold = (...reasons: FailoverReasonCode[]): Move => ({ state: s, reasons, actions: [] });
   const failed = c.group.members
@@ -168,73 +86,6 @@ function steady(c: Ctx, s: FailoverState): Move {
   return startMove(c, draft, [failed.region], Object.keys(shares), final, 'FailoverStarted', {
     lastFailoverAt: c.now,
   });
-}
-
-function startMove(
-  c: Ctx,
-  draft: FailoverState,
-  senders: string[],
-  gaining: string[],
-  final: Weights,
-  reason: FailoverReasonCode,
-  extra: Partial<FailoverState>,
-): Move {
-  const need = neededCapacity(c.group, c.obs, senders, gaining, final);
-  const actions: FailoverAction[] = c.group.members
-    .filter((m) => need.byTarget[m.targetId] !== undefined)
-    .map((m) => ({
-      kind: 'prescale',
-      groupId: c.group.id,
-      targetId: m.targetId,
-      region: m.region,
-      desired: need.byTarget[m.targetId] ?? m.maxCapacity,
-    }));
-  const reasons: FailoverReasonCode[] = [reason];
-  if (need.unknown) reasons.push('DemandUnknown');
-  if (need.clamped) reasons.push('PrescaleClampedToMax');
-  return {
-    state: {
-      ...draft,
-      ...extra,
-      phase: 'prescaling',
-      phaseSince: c.now,
-      checkSince: null,
-      needed: need.byTarget,
-    },
-    reasons,
-    actions,
-  };
-}
-
-/**
- * Re-sizes the prescale before any traffic has moved (failover, every receiver a standby): the
- * failed region's demand figure is a recent peak, and a burst still growing outruns a prescale
- * sized once (Twitter at the peak, docs/failover.md). Only upward, only with a demand figure, and
- * on the demand of the regions that serve (a standby's figure would be its own prescale).
- */
-function resized(c: Ctx, s: FailoverState): { state: FailoverState; actions: FailoverAction[] } {
-  const gaining = gainingRegions(s);
-  const standbys = c.group.members.every((m) => !gaining.includes(m.region) || m.baseWeight === 0);
-  if (s.direction !== 'failover' || s.step >= 0 || s.source === null || !standbys)
-    return { state: s, actions: [] };
-  const final = weightsAtStep(c, s, c.group.shift.stepsPercent.length - 1);
-  const need = neededCapacity(c.group, c.obs, [s.source], gaining, final, gaining);
-  if (need.unknown) return { state: s, actions: [] };
-  const needed = { ...(s.needed ?? {}) };
-  const actions: FailoverAction[] = [];
-  for (const m of c.group.members) {
-    const want = need.byTarget[m.targetId];
-    if (want === undefined || want <= (needed[m.targetId] ?? 0)) continue;
-    needed[m.targetId] = want;
-    actions.push({
-      kind: 'prescale',
-      groupId: c.group.id,
-      targetId: m.targetId,
-      region: m.region,
-      desired: want,
-    });
-  }
-  return actions.length === 0 ? { state: s, actions } : { state: { ...s, needed }, actions };
 }
 
 function prescaling(c: Ctx, prev: FailoverState): Move {
@@ -268,51 +119,6 @@ function prescaling(c: Ctx, prev: FailoverState): Move {
   const timeout = c.group.shift.prescaleTimeoutMinutes * MINUTE;
   if (s.phaseSince !== null && c.now - s.phaseSince >= timeout) return halt(c, s, grown.actions, also);
   return hold('PrescaleWaiting');
-}
-
-/** The receivers cannot get the capacity a step needs in time: alarm once, traffic stays. */
-function halt(c: Ctx, s: FailoverState, actions: FailoverAction[], also: FailoverReasonCode[] = []): Move {
-  const halted: FailoverState = { ...s, phase: 'halted', phaseSince: c.now };
-  const reasons: FailoverReasonCode[] = ['StandbyCapacityUnavailable', ...also];
-  const message = describeFailover(c, halted, reasons);
-  return {
-    state: halted,
-    reasons,
-    actions: [
-      ...actions,
-      { kind: 'alarm', groupId: c.group.id, code: 'StandbyCapacityUnavailable', message },
-    ],
-  };
-}
-
-function backToSteady(c: Ctx, s: FailoverState): FailoverState {
-  return {
-    ...s,
-    phase: 'steady',
-    weights: c.base,
-    direction: null,
-    source: null,
-    shares: null,
-    step: -1,
-    phaseSince: c.now,
-    checkSince: null,
-    needed: null,
-    failedOverAt: s.direction === 'failback' ? null : s.failedOverAt,
-  };
-}
-
-/** Applies step `step` of the current move; the last step completes it. */
-function applyStep(c: Ctx, s: FailoverState, step: number): Move {
-  const hold = (state: FailoverState, reason: FailoverReasonCode): Move => ({
-    state,
-    reasons: [reason],
-    actions: [],
-  });
-  const next: FailoverState = { ...s, step, weights: weightsAtStep(c, s, step), checkSince: c.now };
-  if (step < c.group.shift.stepsPercent.length - 1) return hold(next, 'ShiftStep');
-  if (s.direction === 'failback') return hold(backToSteady(c, s), 'FailedBack');
-  // `needed` stays: the receiving regions keep their prescale floor while failed over (capacityFloors).
-  return hold({ ...next, phase: 'failed-over', phaseSince: c.now, failedOverAt: c.now }, 'FailedOver');
 }
 
 function shifting(c: Ctx, s: FailoverState): Move {
