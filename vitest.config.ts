@@ -4,6 +4,10 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     environment: 'node',
+    // Every SDK call the tests make or record is checked against AWS's own API model (botocore's
+    // service-2.json.gz): tests/support/aws-model-setup.ts. Skipped, in one line, without botocore.
+    globalSetup: ['tests/support/aws-model-global.ts'],
+    setupFiles: ['tests/support/aws-model-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
