@@ -163,8 +163,11 @@ const DETAIL = {
 };
 
 async function finished(sfn: SFNClient, executionArn: string): Promise<DescribeExecutionCommandOutput> {
-  // About 3 s on an idle machine: moto builds a boto3 client for every Task it runs.
-  const deadline = Date.now() + 25_000;
+  // About 3 s on an idle machine: moto builds a boto3 client for every Task it runs. The rejected
+  // change also waits out the update's 3 retries in real time (2, 4 and 8 s at most, full jitter:
+  // moto names SageMaker's ValidationException SageMaker.SageMakerException, as Step Functions
+  // does), and a loaded 2-core machine runs moto several times slower: 60 s.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const out = await sfn.send(new DescribeExecutionCommand({ executionArn }));
     if (out.status !== 'RUNNING' || Date.now() > deadline) return out;
@@ -181,7 +184,8 @@ describe.skipIf(!gate.available)('the scale-target state machine on moto', () =>
   });
   afterAll(() => moto?.stop());
 
-  it.each(CASES)('$case', async (c) => {
+  // 90 s: see finished(); the rejected change waits out the update's retries in real time.
+  it.each(CASES)('$case', { timeout: 90_000 }, async (c) => {
     const config = { ...awsTestConfig(moto.endpoint), region: c.region };
     const sm = new SageMakerClient(config);
     const sfn = new SFNClient(config);

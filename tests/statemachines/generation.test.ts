@@ -75,8 +75,12 @@ describe('the generation check before the update', () => {
 
   it('is checked again when an update refused as in progress is sent again', async () => {
     const aws = fakeAws({
+      // Refused as in progress on the first send and its 3 retries (SageMaker's ValidationException
+      // is not in the operation's model: Step Functions names it SageMaker.SageMakerException).
       updateEndpointWeightsAndCapacities: new Script(
-        awsError('SageMaker.ValidationException', 'Cannot update in-progress endpoint "arn:x".'),
+        ...Array.from({ length: 4 }, () =>
+          awsError('SageMaker.SageMakerException', 'Cannot update in-progress endpoint "arn:x".'),
+        ),
         {},
       ),
       // Still this decision at the first check; a newer one has claimed the target by the second.
@@ -84,7 +88,7 @@ describe('the generation check before the update', () => {
     });
     const result = await run(variantInput(), aws);
     expect(result.output).toMatchObject({ status: 'superseded' });
-    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(1);
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(4);
     expect(aws.getItem.calls).toHaveLength(2);
   });
 
@@ -104,8 +108,12 @@ describe('suspending the other scaler, after both checks', () => {
 
   it('suspends Application Auto Scaling dynamic scaling once, then sends the change', async () => {
     const aws = fakeAws({
+      // Refused as in progress on the first send and its 3 retries (SageMaker's ValidationException
+      // is not in the operation's model: Step Functions names it SageMaker.SageMakerException).
       updateEndpointWeightsAndCapacities: new Script(
-        awsError('SageMaker.ValidationException', 'Cannot update in-progress endpoint "arn:x".'),
+        ...Array.from({ length: 4 }, () =>
+          awsError('SageMaker.SageMakerException', 'Cannot update in-progress endpoint "arn:x".'),
+        ),
         {},
       ),
       describeEndpoint: new Script(
@@ -124,7 +132,7 @@ describe('suspending the other scaler, after both checks', () => {
         SuspendedState: { DynamicScalingInSuspended: true, DynamicScalingOutSuspended: true },
       },
     ]);
-    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(2);
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(5);
   });
 
   it.each([

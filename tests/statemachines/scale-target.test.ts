@@ -151,10 +151,15 @@ describe('an inference component that is not in service yet', () => {
   });
 });
 
-/** How Step Functions reports SageMaker's refusal: the message, then the SDK's own suffix. */
+/**
+ * How Step Functions reports SageMaker's refusal: a ValidationException is one of SageMaker's
+ * common errors, not in the update operations' models, so the aws-sdk integration names it
+ * SageMaker.SageMakerException (docs/deploy.md, "Error names the state machines catch"); the
+ * message, then the SDK's own suffix, is the Cause.
+ */
 const refusal = (message: string) =>
   awsError(
-    'SageMaker.ValidationException',
+    'SageMaker.SageMakerException',
     `${message} (Service: SageMaker, Status Code: 400, Request ID: 5b1e0f6a-3c2d-4e8f-9a7b-1c2d3e4f5a6b)`,
   );
 const ENDPOINT_BUSY = refusal(
@@ -163,6 +168,10 @@ const ENDPOINT_BUSY = refusal(
 const COMPONENT_BUSY = refusal(
   'Cannot update inference component chat-ic while it is in state UPDATE_RC_IN_PROGRESS',
 );
+/** Sends of one change before the update Task's Catch: the first and its 3 retries (Retry MaxAttempts 3). */
+const SENDS = 4;
+/** A refusal on the first send and on each retry of it. */
+const refusedOnEverySend = (error: Error) => Array.from({ length: SENDS }, () => error);
 
 describe('a change SageMaker refuses because another change got there first', () => {
   it.each([
@@ -177,7 +186,7 @@ describe('a change SageMaker refuses because another change got there first', ()
             endpoint('InService', 1),
             endpoint('InService', 3),
           ),
-          updateEndpointWeightsAndCapacities: new Script(ENDPOINT_BUSY, {}),
+          updateEndpointWeightsAndCapacities: new Script(...refusedOnEverySend(ENDPOINT_BUSY), {}),
         }),
       updates: (aws: ReturnType<typeof fakeAws>) => aws.updateEndpointWeightsAndCapacities.calls,
     },
@@ -192,7 +201,7 @@ describe('a change SageMaker refuses because another change got there first', ()
             component('InService', 2),
             component('InService', 4),
           ),
-          updateInferenceComponentRuntimeConfig: new Script(COMPONENT_BUSY, {}),
+          updateInferenceComponentRuntimeConfig: new Script(...refusedOnEverySend(COMPONENT_BUSY), {}),
         }),
       updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
     },
@@ -211,7 +220,7 @@ describe('a change SageMaker refuses because another change got there first', ()
             component('InService', 2),
             component('InService', 4),
           ),
-          updateInferenceComponentRuntimeConfig: new Script(ENDPOINT_BUSY, {}),
+          updateInferenceComponentRuntimeConfig: new Script(...refusedOnEverySend(ENDPOINT_BUSY), {}),
         }),
       updates: (aws: ReturnType<typeof fakeAws>) => aws.updateInferenceComponentRuntimeConfig.calls,
     },
@@ -222,8 +231,8 @@ describe('a change SageMaker refuses because another change got there first', ()
       status: 'SUCCEEDED',
       output: { status: 'applied', reason: 'CapacityVerified' },
     });
-    expect(updates(aws)).toHaveLength(2);
-    expect(updates(aws)[1]).toEqual(updates(aws)[0]);
+    expect(updates(aws)).toHaveLength(SENDS + 1);
+    expect(updates(aws).at(-1)).toEqual(updates(aws)[0]);
     // The kill switch is read again before the change is sent again.
     expect(aws.getParameters.calls).toHaveLength(2);
     expect(writtenItem(aws)).toMatchObject({ status: 'applied', sk: `OUTCOME#${input.decisionId}` });
@@ -251,8 +260,8 @@ describe('a change SageMaker refuses because another change got there first', ()
     expect(result.cause).toContain(
       `target ${input.targetId} was still busy with another change after 20 checks 30 s apart; no change was made`,
     );
-    // 20 waits of 30 s: the first update and one after each wait.
-    expect(updates(aws)).toHaveLength(21);
+    // 20 waits of 30 s: the first update and one after each wait, each sent with its 3 retries.
+    expect(updates(aws)).toHaveLength(21 * SENDS);
     expect(aws.describeEndpoint.calls).toHaveLength(21);
     expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: `TARGET#${input.targetId}` });
     expect(writtenItem(aws).detail).toMatch(/^ActionFailed: /);
@@ -269,8 +278,8 @@ describe('a change SageMaker refuses because another change got there first', ()
     });
     const result = await run(variantInput(), aws);
     expect(result.cause).toContain('"Error":"Governor.EndpointNotInService"');
-    // 15 waits for the endpoint, then 5 after refusals: 6 updates.
-    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(6);
+    // 15 waits for the endpoint, then 5 after refusals: 6 updates, each sent with its 3 retries.
+    expect(aws.updateEndpointWeightsAndCapacities.calls).toHaveLength(6 * SENDS);
   });
 
   it.each([
@@ -302,8 +311,8 @@ describe('a change SageMaker refuses because another change got there first', ()
     const aws = make();
     const result = await run(input, aws);
     expect(result).toMatchObject({ status: 'FAILED', error: 'Governor.ActionFailed' });
-    expect(result.cause).toContain('"Error":"SageMaker.ValidationException"');
-    expect(updates(aws)).toHaveLength(1);
+    expect(result.cause).toContain('"Error":"SageMaker.SageMakerException"');
+    expect(updates(aws)).toHaveLength(SENDS);
     expect(aws.describeEndpoint.calls).toHaveLength(1);
     expect(writtenItem(aws)).toMatchObject({ status: 'failed', pk: `TARGET#${input.targetId}` });
     expect(aws.putMetricData.calls).toEqual([]);
@@ -456,12 +465,12 @@ describe('other failures', () => {
       aws: () =>
         fakeAws({
           updateEndpointWeightsAndCapacities: new Script(
-            awsError('SageMaker.ValidationException', 'The variant name(s) "Nope" is/are not present'),
+            awsError('SageMaker.SageMakerException', 'The variant name(s) "Nope" is/are not present'),
           ),
         }),
-      error: 'SageMaker.ValidationException',
+      error: 'SageMaker.SageMakerException',
       describes: 1,
-      updates: 1,
+      updates: SENDS,
     },
     {
       case: 'an unknown target kind changes nothing',
@@ -488,7 +497,7 @@ describe('retries and the outcome record', () => {
   it('retries a throttled read and then applies the change', async () => {
     const aws = fakeAws({
       describeEndpoint: new Script(
-        awsError('SageMaker.ThrottlingException', 'Rate exceeded'),
+        awsError('SageMaker.SageMakerException', 'Rate exceeded'),
         endpoint('InService', 1),
         endpoint('InService', 3),
       ),
