@@ -299,4 +299,26 @@ Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, be
     ),
     load: async () => (await import('./switch.ts')).releaseCommand,
   },
+  decisions: {
+    summary: "decisions --target ID     a deployed target's decision timeline (--since 6h, --follow)",
+    help: `usage: governor decisions --target ID [--since 6h] [--follow [--interval S]] [--json] [options]
+
+A deployed target's decisions from the decision records in the state table (the stack's
+StateTableName output), oldest first: time, capacity from -> to, outcome, reason codes, then the
+sentence and what was done. Read-only.
+
+  --target ID     the target's id in the deployed policy (required)
+  --since D|ISO   how far back: 30m, 6h, 2d, or an ISO time (default 6h; records expire after 30 days)
+  --follow        keep polling for new decisions until Ctrl-C
+  --interval S    with --follow: seconds between polls, 5 to 3600 (default 30)
+  --json          one JSON object per decision instead of text
+  --stack NAME    the Governor stack (default governor)
+  --region R      its region (default AWS_REGION)
+  --help          this text
+
+AWS_ENDPOINT_URL aims every call at an emulator (npm run local -- --keep). Needs
+cloudformation:DescribeStacks and dynamodb:Query on the table. Exit 2 on bad input and when
+credentials, the stack or its outputs are missing, one line naming the fix.`,
+    load: async () => (await import('./decisions.ts')).decisionsCommand,
+  },
 };

@@ -47,8 +47,8 @@ import {
 
 const gate = motoGate();
 
-export const STACK = 'governor-live';
-export const NAMES = {
+const STACK = 'governor-live';
+const NAMES = {
   table: 'governor-live-state',
   killSwitch: '/governor-live/kill-switch',
   policy: '/governor-live/policy',
@@ -59,7 +59,7 @@ const VARIANT = {
   ScalableDimension: 'sagemaker:variant:DesiredInstanceCount' as const,
 };
 
-export const POLICY = `version: 1
+const POLICY = `version: 1
 targets:
   - id: live-llm
     kind: sagemaker-variant
@@ -80,7 +80,7 @@ targets:
 `;
 
 /** A Governor-shaped stack: the three resources and the outputs the live commands read. */
-export const STACK_TEMPLATE = JSON.stringify({
+const STACK_TEMPLATE = JSON.stringify({
   Resources: {
     StateTable: {
       Type: 'AWS::DynamoDB::Table',
@@ -192,17 +192,8 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
     await moto?.stop();
   });
 
-  const killSwitch = async () =>
-    (await ssm.send(new GetParameterCommand({ Name: NAMES.killSwitch }))).Parameter?.Value;
-
-  it('release: the command writes "release", the next tick resumes the target tracking policy and the group\'s AlarmNotification, and records both', async () => {
-    const released = await cli('release');
-    expect(released).toMatchObject({ code: 0, err: [] });
-    expect(released.out[0]).toMatch(
-      /^kill switch \/governor-live\/kill-switch: off -> release: Governor changes nothing/,
-    );
-    expect(await killSwitch()).toBe('release');
-
+  /** One tick of the evaluate function against the stack's table and parameters. */
+  const evaluateOnce = (now: number) => {
     const config = localConfig({
       AWS_REGION: TEST_REGION,
       STATE_TABLE_NAME: NAMES.table,
@@ -223,8 +214,22 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
       telemetry,
       policy: ssmPolicySource(ports.parameters, NAMES.policy, 60, telemetry),
     });
+    return evaluate(tick(`live-${now}`, now), now);
+  };
+
+  const killSwitch = async () =>
+    (await ssm.send(new GetParameterCommand({ Name: NAMES.killSwitch }))).Parameter?.Value;
+
+  it('release: the command writes "release", the next tick resumes the target tracking policy and the group\'s AlarmNotification, and records both', async () => {
+    const released = await cli('release');
+    expect(released).toMatchObject({ code: 0, err: [] });
+    expect(released.out[0]).toMatch(
+      /^kill switch \/governor-live\/kill-switch: off -> release: Governor changes nothing/,
+    );
+    expect(await killSwitch()).toBe('release');
+
     const now = Date.now();
-    const report = await evaluate(tick('live-release', now), now);
+    const report = await evaluateOnce(now);
     expect(report.records.map((r) => [r.targetId, r.outcome, r.resumed])).toEqual([
       ['live-llm', 'killed', VARIANT.ResourceId],
       ['live-batch', 'killed', 'live-batch-asg'],
@@ -252,7 +257,7 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
     expect(group?.SuspendedProcesses).toEqual([]);
     expect(group?.DesiredCapacity).toBe(2);
 
-    const again = await evaluate(tick('live-release-2', now + 60_000), now + 60_000);
+    const again = await evaluateOnce(now + 60_000);
     expect(again.records.map((r) => r.resumed)).toEqual([null, null]);
   });
 
@@ -265,6 +270,57 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
     const resumed = await cli('resume');
     expect(resumed.out[0]).toMatch(/: on -> off: Governor acts again/);
     expect(await killSwitch()).toBe('off');
+  });
+
+  it('decisions: the timeline of the records the ticks wrote, oldest first, the release in it; --json one object each', async () => {
+    const run = await cli('decisions', '--target', 'live-batch', '--since', '1h');
+    expect(run).toMatchObject({ code: 0, err: [] });
+    const heads = run.out.filter((l) => !l.startsWith('    '));
+    expect(heads).toHaveLength(2);
+    expect(heads[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}2 -> 2 {4}killed {4}NoData$/);
+    expect(run.out[1]).toMatch(
+      /the kill switch says release: .*; released: resumed the AlarmNotification process of Auto Scaling group live-batch-asg$/,
+    );
+    const json = await cli('decisions', '--target', 'live-batch', '--since', '1h', '--json');
+    expect(json.out.map((l) => JSON.parse(l)).map((r) => [r.outcome, r.resumed])).toEqual([
+      ['killed', 'live-batch-asg'],
+      ['killed', null],
+    ]);
+  });
+
+  it('decisions --follow polls for records after the last one shown, until stopped', async () => {
+    const { decisionsWith } = await import('#shared/cli/decisions.ts');
+    const out: string[] = [];
+    const io = {
+      stdout: (l: string) => out.push(l),
+      stderr: () => {},
+      stderrIsTTY: false,
+      cwd: process.cwd(),
+    };
+    let polls = 0;
+    const wait = async (ms: number) => {
+      expect(ms).toBe(5_000);
+      polls++;
+      if (polls === 1) await evaluateOnce(Date.now() + 120_000);
+      return polls < 3;
+    };
+    const follow = decisionsWith({ now: Date.now, wait });
+    const args = [
+      '--target',
+      'live-llm',
+      '--since',
+      '1h',
+      '--follow',
+      '--interval',
+      '5',
+      '--stack',
+      STACK,
+      '--region',
+      TEST_REGION,
+    ];
+    expect(await follow(args, io)).toBe(0);
+    expect(polls).toBe(3);
+    expect(out.filter((l) => !l.startsWith('    '))).toHaveLength(3);
   });
 
   it('names the fix in one line, exit 2, for a stack that does not exist', async () => {
