@@ -5,6 +5,7 @@
  * lookback would have recommended (shared/commit/plan.ts). Prices are the operator's: Governor
  * looks none up.
  */
+import { maxOf } from '../arrays/extent.ts';
 import { runBacktest } from '../backtest/run.ts';
 import { parseTrace, TraceError } from '../backtest/trace.ts';
 import {
@@ -130,7 +131,7 @@ export function formatCommitReport(r: CommitReport): string {
     usd(p.onDemandUsd),
     pct(p.saving),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const widths = head.map((h, i) => maxOf([h.length, ...rows.map((row) => row[i]!.length)]));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const lookbacks = r.plans.flatMap((p) =>
