@@ -18,11 +18,11 @@ import {
   checkActions,
   checkOpaquePolicies,
   checkWildcardResources,
-  checkWriteScopes,
   grantsByPrincipal,
   identityStatements,
   principalOf,
 } from './iam.ts';
+import { checkWriteScopes } from './iam-scopes.ts';
 import { commandsSentFrom } from './sdk-scan.ts';
 import { checkTemplateAgainstSpec, specLookup } from './spec-check.ts';
 

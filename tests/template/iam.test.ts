@@ -14,9 +14,9 @@ import {
   checkActions,
   checkOpaquePolicies,
   checkWildcardResources,
-  checkWriteScopes,
   identityStatements,
 } from '#shared/deploy/iam.ts';
+import { checkWriteScopes } from '#shared/deploy/iam-scopes.ts';
 import { changed, type Loose, props, template } from './load.ts';
 
 const evaluateStatements = (t: Loose) =>
