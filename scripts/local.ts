@@ -22,58 +22,29 @@
  * Needs moto_server (Python: pipx install "moto[server]"); without it, one line says how to
  * get it (README, "Prerequisites").
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
-import { CreateStateMachineCommand, DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { SSMClient } from '@aws-sdk/client-ssm';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
 import { awsPorts } from '#functions/evaluate/ports.ts';
 import type { Telemetry } from '#functions/evaluate/telemetry.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { directScaling } from '#shared/aws/direct-scaling.ts';
-import type { ExecutionsPort } from '#shared/aws/sfn.ts';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { localConfig } from '#shared/cli/invoke.ts';
-import { placeholders, substitute } from '#shared/deploy/asl.ts';
 import {
   awsTestConfig,
-  createDemoEndpoint,
-  createStateTable,
   type MotoServer,
   motoBinary,
-  putStringParameter,
   putVariantMinute,
   startMoto,
   TEST_ACCOUNT,
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../tests/support/moto.ts';
-
-const ENDPOINT = 'governor-demo';
-/** Requests a minute one instance serves at the latency SLO (the policy's instanceCapacity). */
-const MU = 60;
-/** Utilization at which p95 reaches the SLO (BACKTEST.md): saturation is MU / 0.8 = 75 a minute. */
-const SLO_UTILIZATION = 0.8;
-const ASL = 'statemachines/scale-target.asl.json';
-
-// No percentile signals: moto computes none, and one p95 query fails its whole GetMetricData call.
-const POLICY = `version: 1
-targets:
-  - id: demo-llm
-    kind: sagemaker-variant
-    region: ${TEST_REGION}
-    endpointName: ${ENDPOINT}
-    instanceCapacity: { requestsPerMinuteAtSlo: ${MU} }
-    scaling: { minCapacity: 1, maxCapacity: 12 }
-    signals:
-      - { metric: invocationsPerInstance, target: ${0.7 * MU} }
-      - { metric: gpuUtilization, target: 70 }
-    damping: { scaleOutBreaches: 2, scaleInBreaches: 5, scaleInStabilizationSeconds: 300 }
-`;
+import { ASL, ENDPOINT, MU, notes, SLO_UTILIZATION, seed, stateMachineOrDirect } from './local-setup.ts';
 
 const quiet: Telemetry = {
   info: () => {},
@@ -83,81 +54,6 @@ const quiet: Telemetry = {
   policyLoadFailure: (problems) => console.log(`   policy problems: ${problems.join('; ')}`),
   invocationSucceeded: () => {},
 };
-
-/** Lines about how a change was applied, printed after the decision they belong to. */
-const notes: string[] = [];
-
-/**
- * The state machine first; once moto cannot run it (one execution per region, getmoto/moto#10077),
- * the same SageMaker calls directly.
- */
-function stateMachineOrDirect(
-  sfn: SFNClient,
-  viaMachine: ExecutionsPort,
-  direct: ExecutionsPort,
-): ExecutionsPort {
-  let machineWorks = true;
-  const fallBack = (why: string, arn: string, input: Parameters<ExecutionsPort['startScaleTarget']>[1]) => {
-    notes.push(`applied directly with UpdateEndpointWeightsAndCapacities: ${why}`);
-    return direct.startScaleTarget(arn, input);
-  };
-  return {
-    async startScaleTarget(arn, input) {
-      if (!machineWorks) return fallBack('moto runs one state machine execution per region', arn, input);
-      try {
-        const started = await viaMachine.startScaleTarget(arn, input);
-        for (let i = 0; i < 50 && started.executionArn; i++) {
-          const out = await sfn.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
-          if (out.status === 'SUCCEEDED') {
-            notes.push(`scale-target state machine execution ${input.decisionId}: SUCCEEDED`);
-            return started;
-          }
-          if (out.status !== 'RUNNING') throw new Error(`execution ${out.status}: ${out.error ?? ''}`);
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        throw new Error('the execution did not finish within 10 s');
-      } catch (error) {
-        machineWorks = false;
-        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-        const why = status
-          ? `StartExecution answered HTTP ${status}`
-          : (error as Error).message.split('\n')[0]!.slice(0, 80);
-        return fallBack(
-          `the state machine is unavailable on moto (${why}; moto 5.2 runs one execution per region)`,
-          arn,
-          input,
-        );
-      }
-    },
-  };
-}
-
-async function seed(moto: MotoServer, config: ReturnType<typeof localConfig>): Promise<boolean> {
-  const aws = awsTestConfig(moto.endpoint);
-  await createStateTable(new DynamoDBClient(aws), config.STATE_TABLE_NAME);
-  const ssm = new SSMClient(aws);
-  await putStringParameter(ssm, config.POLICY_PARAMETER_NAME, POLICY);
-  await putStringParameter(ssm, config.KILL_SWITCH_PARAMETER_NAME, 'off');
-  await createDemoEndpoint(new SageMakerClient(aws), ENDPOINT, 2);
-  if (!existsSync(ASL)) return false;
-  await moto.configure({ stepfunctions: { execute_state_machine: true } });
-  const definition = substitute(readFileSync(ASL, 'utf8'), {
-    StateTableName: config.STATE_TABLE_NAME,
-    KillSwitchParameterName: config.KILL_SWITCH_PARAMETER_NAME,
-    MetricNamespace: 'Governor',
-  });
-  const left = [...placeholders(definition)];
-  if (left.length > 0)
-    throw new Error(`${ASL}: no local value for ${left.map((p) => `\${${p}}`).join(', ')}`);
-  await new SFNClient(aws).send(
-    new CreateStateMachineCommand({
-      name: config.SCALE_STATE_MACHINE_ARN.split(':').at(-1)!,
-      definition,
-      roleArn: `arn:aws:iam::${TEST_ACCOUNT}:role/governor-scale-target`,
-    }),
-  );
-  return true;
-}
 
 const hhmm = (t: number) => new Date(t).toISOString().slice(11, 16);
 

@@ -30,7 +30,7 @@ import { carriedPending, type Pending, pendingWindowMs } from '../../shared/stat
 import { type Acted, act, undoClaim } from './act.ts';
 import { attempt } from './attempt.ts';
 import type { Attempt, TargetContext, TargetInputs } from './context.ts';
-import { readCapacity } from './observe.ts';
+import { readCapacity } from './live.ts';
 
 export type { TargetContext } from './context.ts';
 

@@ -15,7 +15,7 @@ import { SuiteInputError } from '../suite/load.ts';
 import { runSuite } from '../suite/pool.ts';
 import { toSuiteJson } from '../suite/report.ts';
 import { selectVariants, type Variant } from '../suite/variants.ts';
-import { EXAMPLE_POLICY, planReports } from './backtest.ts';
+import { EXAMPLE_POLICY, planReports } from './backtest-inputs.ts';
 import { readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';

@@ -8,7 +8,7 @@ import { BUDGET_MARGIN } from '../tune/objective.ts';
 import { tunedPolicyText } from '../tune/policy-file.ts';
 import { formatTuneReport, toTuneReport } from '../tune/report.ts';
 import { DEFAULT_CANDIDATES, TuneInputError, type TuneResult, tune } from '../tune/tune.ts';
-import { EXAMPLE_POLICY, planReports, scenarioOptions, type Values } from './backtest.ts';
+import { EXAMPLE_POLICY, planReports, scenarioOptions, type Values } from './backtest-inputs.ts';
 import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';

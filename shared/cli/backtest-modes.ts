@@ -1,0 +1,147 @@
+import { OutageError, parseOutage } from '../backtest/failover/outage.ts';
+import { runFailoverBacktest } from '../backtest/failover/run.ts';
+import { formatFailoverTable, toFailoverJson } from '../backtest/failover/table.ts';
+import { DEFAULT_SPOT, runMixBacktest, type SpotOptions } from '../backtest/mix/run.ts';
+import { formatMixTable, toMixJson } from '../backtest/mix/table.ts';
+import { progressBar } from '../backtest/progress.ts';
+import { TraceError } from '../backtest/trace.ts';
+import { INTERRUPTION_BANDS, type InterruptionBand } from '../policy/capacity-mix-schema.ts';
+import type { TargetPolicy } from '../policy/schema.ts';
+import {
+  loadPolicyTarget,
+  loadTarget,
+  loadTrace,
+  planReports,
+  scenarioOptions,
+  type Values,
+  wholeOption,
+} from './backtest-inputs.ts';
+import { writeOutput } from './files.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+import { numberOption } from './options.ts';
+
+/**
+ * --outage REGION:START:DURATION: the failover backtest (docs/failover.md, "The backtest"): every
+ * failover strategy on this trace with the target's region down for DURATION minutes from START.
+ * A policy without a failover block gets one built from the target and a mirror in a second region.
+ */
+export async function outageCommand(values: Values, io: CliIo): Promise<number> {
+  const spec = (() => {
+    try {
+      return parseOutage(values.outage!);
+    } catch (error) {
+      if (error instanceof OutageError) throw new UsageError(error.message);
+      throw error;
+    }
+  })();
+  for (const flag of ['html', 'score-from', 'warm-pool'] as const) {
+    if (values[flag] !== undefined)
+      throw new UsageError(
+        flag === 'html'
+          ? '--html does not apply to --outage: the HTML report draws the default backtest only; write the failover result with --json FILE, or drop --outage for the HTML'
+          : `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
+      );
+  }
+  const trace = await loadTrace(values, io.cwd);
+  const { policy, target } = await loadPolicyTarget(values, io.cwd);
+  await planReports(values, io.cwd);
+  const options = scenarioOptions(values, target);
+  const warmFloor =
+    values['warm-floor'] === undefined ? undefined : wholeOption('warm-floor', values['warm-floor'], 1, 1);
+  const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  let result: ReturnType<typeof runFailoverBacktest>;
+  try {
+    result = runFailoverBacktest({
+      trace,
+      target,
+      policy,
+      options,
+      outage: spec,
+      ...(warmFloor !== undefined ? { warmFloor } : {}),
+      onProgress: bar?.update,
+    });
+  } catch (error) {
+    if (error instanceof TraceError || error instanceof OutageError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+  io.stdout(formatFailoverTable(result));
+  if (values.json !== undefined) {
+    await writeOutput(values.json, `${JSON.stringify(toFailoverJson(result), null, 2)}\n`, io, {
+      flag: 'json',
+    });
+  }
+  return EXIT.ok;
+}
+
+export const SPOT_ONLY = [
+  'spot-price',
+  'interruption-band',
+  'interruption-scale',
+  'committed',
+  'spot-seed',
+] as const;
+
+function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
+  const band = values['interruption-band'];
+  if (band !== undefined && !INTERRUPTION_BANDS.includes(band as InterruptionBand))
+    throw new UsageError(
+      `--interruption-band must be one of ${INTERRUPTION_BANDS.join(' ')} (a Spot Instance Advisor band), got "${band}"`,
+    );
+  if (target.capacityMix) {
+    for (const flag of ['spot-price', 'committed'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(
+          `--${flag} applies to the reference mix only; ${target.id} has a capacityMix with its own prices and commitment: drop --${flag} or edit the policy`,
+        );
+    if (!target.capacityMix.spot)
+      throw new UsageError(
+        `--spot needs a target that may run spot; ${target.id}'s capacityMix has no spot section: add one, or pick another --target`,
+      );
+  }
+  const d = DEFAULT_SPOT;
+  return {
+    spotFraction: numberOption('spot-price', values['spot-price'], d.spotFraction, 0.01, 1),
+    band: (band as InterruptionBand | undefined) ?? null,
+    interruptionScale: numberOption(
+      'interruption-scale',
+      values['interruption-scale'],
+      d.interruptionScale,
+      0,
+    ),
+    committed: wholeOption('committed', values.committed, d.committed, 0),
+    seed: wholeOption('spot-seed', values['spot-seed'], d.seed, 0),
+  };
+}
+
+/** --spot: the capacity mix backtest (docs/capacity-mix.md, "The backtest"): a table and --json. */
+export async function spotCommand(values: Values, io: CliIo): Promise<number> {
+  for (const flag of ['html', 'score-from', 'warm-pool', 'outage'] as const) {
+    if (values[flag] !== undefined)
+      throw new UsageError(
+        flag === 'html'
+          ? '--html does not apply to --spot: the HTML report draws the default backtest only; write the mix result with --json FILE, or drop --spot for the HTML'
+          : `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
+      );
+  }
+  const trace = await loadTrace(values, io.cwd);
+  const target = await loadTarget(values, io.cwd);
+  const spot = spotOptions(values, target);
+  await planReports(values, io.cwd);
+  const options = scenarioOptions(values, target);
+  const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
+  let result: ReturnType<typeof runMixBacktest>;
+  try {
+    result = runMixBacktest({ trace, target, options, spot, onProgress: bar?.update });
+  } catch (error) {
+    if (error instanceof TraceError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar?.done();
+  }
+  io.stdout(formatMixTable(result));
+  if (values.json !== undefined)
+    await writeOutput(values.json, `${JSON.stringify(toMixJson(result), null, 2)}\n`, io, { flag: 'json' });
+  return EXIT.ok;
+}
