@@ -78,7 +78,7 @@ async function withheld(deps: MixDeps): Promise<Withheld | null> {
   const judged = await readKillSwitch((n) => deps.ports.parameters.get(n), name);
   if (!judged.on) return null;
   const line = `${judged.message}: no group is written and no plan stored`;
-  if (judged.reason === 'On') deps.telemetry.info(line, { parameter: name });
+  if (judged.reason === 'On' || judged.reason === 'Release') deps.telemetry.info(line, { parameter: name });
   else deps.telemetry.error(line, { parameter: name, reason: judged.reason });
   return 'kill-switch';
 }

@@ -472,6 +472,17 @@ describe('the mix function, withheld', () => {
     expect(w.plans.get('chat-asg')?.state).toEqual(before);
     expect(w.applied).toHaveLength(1);
   });
+
+  it.each(['on', 'release'])(
+    'logs the switch set to %s as information, not an error: the operator asked for it',
+    async (value) => {
+      const { w, runAt, lines } = world();
+      w.parameters.set('/governor/kill-switch', value);
+      await runAt(0);
+      const said = lines.filter((l) => l.message.includes('no group is written and no plan stored'));
+      expect(said.map((l) => l.level)).toEqual(['info']);
+    },
+  );
 });
 
 describe('ticks the mix function refuses, with no read', () => {
