@@ -6,9 +6,20 @@
  * level moves, the model is. Which holds is measured, not assumed: the pseudo-origins' errors
  * (./residuals.ts) choose the weight of the average in the centre, 0 unless it helps.
  */
-import { type Correction, correctionAt } from './correction.ts';
-import type { PseudoForecast } from './residuals.ts';
+import { type Correction, correctionAt, type Terms } from './correction.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
+
+/**
+ * One pseudo-origin's forecast: where it starts (an index into z), its log forecast before
+ * the level correction, and the terms the corrections read there.
+ */
+export interface PseudoForecast {
+  cut: number;
+  base: Float64Array;
+  terms: Terms;
+  /** The seasonal average from the cut (seasonalAverage), when one was weighed. */
+  average?: Float64Array;
+}
 
 const P = BINS_PER_DAY;
 const HOUR = 12;

@@ -7,13 +7,12 @@
  * so the band scales with the level: a 10 % error at the peak and at night alike.
  */
 import type { Errors } from './band.ts';
-import { blended, chooseBlend, seasonalAverage } from './blend.ts';
+import { blended, chooseBlend, type PseudoForecast, seasonalAverage } from './blend.ts';
 import {
   type Correction,
   correctionAt,
   corrections,
   dampingShift,
-  type Terms,
   termsAt,
   WINDOW_CANDIDATES,
 } from './correction.ts';
@@ -52,18 +51,6 @@ export const bandIndex = (k: number): number =>
  * with 40 % quieter weekends, p90 pinball was 36 % worse than seasonal naive.
  */
 const minPseudoBins = (wholeBins: number): number => (wholeBins >= DAYS_PER_WEEK * P ? DAYS_PER_WEEK * P : P);
-
-/**
- * One pseudo-origin's forecast: where it starts (an index into z), its log forecast before
- * the level correction, and the terms the corrections read there.
- */
-export interface PseudoForecast {
-  cut: number;
-  base: Float64Array;
-  terms: Terms;
-  /** The seasonal average from the cut (./blend.ts), when one was weighed. */
-  average?: Float64Array;
-}
 
 const forecastOf = (model: Model, cut: number, bins: number): PseudoForecast => {
   const base = new Float64Array(bins);

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { PseudoForecast } from '#shared/forecast/blend.ts';
 import { BLEND_WEIGHTS, blended, chooseBlend, seasonalAverage } from '#shared/forecast/blend.ts';
 import { termsAt } from '#shared/forecast/correction.ts';
 import { forecast } from '#shared/forecast/forecast.ts';
-import type { PseudoForecast } from '#shared/forecast/residuals.ts';
 import { normal, rng, synthetic } from './synthetic.ts';
 
 const P = 288;
