@@ -10,8 +10,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mergePolicyParts } from '#shared/policy-store/parts.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import { mergePolicyParts } from '#shared/policy-store/parts.ts';
 import { fleetYaml } from '../control/policy-fleet.ts';
 import { runCli } from '../support/cli.ts';
 

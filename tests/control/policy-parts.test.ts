@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parsePolicyText } from '#shared/policy/load.ts';
 import { mergePolicyParts, type PolicyText, partsPath } from '#shared/policy-store/parts.ts';
 import { bytes, splitPolicy } from '#shared/policy-store/split.ts';
-import { parsePolicyText } from '#shared/policy/load.ts';
 import { exampleFleet, fleetYaml } from './policy-fleet.ts';
 
 const MAIN = '/governor/policy';
