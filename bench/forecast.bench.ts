@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrace } from '#shared/backtest/trace.ts';
-import { evaluateForecasts } from '#shared/forecast/evaluate.ts';
 import { forecast } from '#shared/forecast/forecast.ts';
 import { fitModel } from '#shared/forecast/model.ts';
 import { toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
+import { evaluateForecasts } from '#shared/forecast-accuracy/evaluate.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TRACE = 'traces/nasa_http_1995_jul_per_minute.csv';

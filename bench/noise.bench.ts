@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrace } from '#shared/backtest/trace.ts';
-import { fitLevelNoise, trailingMedians } from '#shared/forecast/noise-model.ts';
 import { sortedFinite } from '#shared/forecast/stats.ts';
+import { fitLevelNoise, trailingMedians } from '#shared/sizing/noise-model.ts';
 import {
   fitLevelNoiseV1,
   sortedFiniteV1,

@@ -8,9 +8,9 @@ import { type FloorNoise, levelHoldMinutes } from '../../shared/floors/forecast.
 import { levelFloorSchedule } from '../../shared/floors/level.ts';
 import { fitStoredNoise, perMinute } from '../../shared/floors/noise.ts';
 import type { ForecastFloor, StoredNoise } from '../../shared/floors/stored.ts';
-import { levelFloor } from '../../shared/forecast/floor-needs.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { describeSources } from '../../shared/signals/demand.ts';
+import { levelFloor } from '../../shared/sizing/floor-needs.ts';
 import type { TargetHistory } from './history.ts';
 import type { NoiseOutcome, TargetLead } from './outcomes.ts';
 

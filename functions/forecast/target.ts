@@ -18,9 +18,9 @@ import {
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import { forecast } from '../../shared/forecast/forecast.ts';
 import type { Forecast } from '../../shared/forecast/types.ts';
-import type { WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { describeSources } from '../../shared/signals/demand.ts';
+import type { WarmCapacityPlan } from '../../shared/sizing/warm-capacity.ts';
 import { writeActions } from './actions.ts';
 import type { RunContext } from './context.ts';
 import type { TargetHistory } from './history.ts';

@@ -6,10 +6,10 @@
 
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { Forecast } from '../../shared/forecast/types.ts';
-import { planWarmCapacity, type WarmCapacityPlan } from '../../shared/forecast/warm-capacity.ts';
 import { errorText } from '../../shared/invocation/errors.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import { HISTORY_PERIOD_SECONDS } from '../../shared/signals/demand.ts';
+import { planWarmCapacity, type WarmCapacityPlan } from '../../shared/sizing/warm-capacity.ts';
 import type { RunContext } from './context.ts';
 import type { WarmOutcome } from './outcomes.ts';
 

@@ -5,8 +5,8 @@
  */
 import { basename } from 'node:path';
 import { parseTrace, TraceError } from '../backtest/trace.ts';
-import { type Evaluation, evaluateForecasts } from '../forecast/evaluate.ts';
 import { ForecastInputError } from '../forecast/types.ts';
+import { type Evaluation, evaluateForecasts } from '../forecast-accuracy/evaluate.ts';
 import { planOutput, readInput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';

@@ -3,13 +3,13 @@
  * its band, and the capacity it alone would ask for.
  */
 
-import { relativeNoise } from '../forecast/noise-model.ts';
 import {
   isLatencySignal,
   type LatencySignal,
   type ProportionalSignal,
   type TargetPolicy,
 } from '../policy/schema.ts';
+import { relativeNoise } from '../sizing/noise-model.ts';
 import type { Reading, SignalAssessment, SignalSnapshot } from './types.ts';
 
 /** Rounds up, ignoring float noise: 3 x (100 / 100) must stay 3, not become 4. */

@@ -3,8 +3,8 @@
  * keeps between periods (state), and what it returns (a decision that explains itself).
  */
 import * as z from 'zod';
-import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { MetricName } from '../policy/schema.ts';
+import type { NoiseModel } from '../sizing/noise-model.ts';
 
 /** One reading of a signal: its newest datapoint. Times are epoch milliseconds. */
 export interface Reading {
@@ -88,7 +88,7 @@ export interface SignalSnapshot {
   budgetCeiling?: BudgetCeiling;
   /**
    * Measured noise of demand around its level, in the policy's request units (Var = a x level +
-   * b x level^2, shared/forecast/noise-model.ts): widens the invocationsPerInstance band.
+   * b x level^2, shared/sizing/noise-model.ts): widens the invocationsPerInstance band.
    */
   noise?: NoiseModel;
 }

@@ -11,10 +11,10 @@
  * 320 step, 10 minutes before the 900 arrive (tests/forecast-aws/floor.test.ts pins it).
  */
 import { maxOf } from '../arrays/extent.ts';
-import { stepNeeds } from '../forecast/floor-needs.ts';
-import type { NoiseModel } from '../forecast/noise-model.ts';
 import type { Forecast, QuantileName } from '../forecast/types.ts';
 import type { Scaling, TargetPolicy } from '../policy/schema.ts';
+import { stepNeeds } from '../sizing/floor-needs.ts';
+import type { NoiseModel } from '../sizing/noise-model.ts';
 import { type ForecastFloor, ForecastFloorSchema } from './stored.ts';
 
 export const FLOOR_STEP_MINUTES = 5;

@@ -1,6 +1,6 @@
 /**
  * The level floor: before a forecast exists (under a day of history), the floor is the last
- * level of demand plus its measured noise (shared/forecast/floor-needs.ts levelFloor), held for
+ * level of demand plus its measured noise (shared/sizing/floor-needs.ts levelFloor), held for
  * the next hour, as the backtest holds it (shared/backtest/policies/lookahead.ts). So a new
  * endpoint has noise headroom from its first hour. Pure.
  */

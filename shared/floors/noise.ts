@@ -1,15 +1,16 @@
 /**
  * The measured noise in AWS: when the forecast function refits it, how long the evaluator uses
  * it, and the fit from CloudWatch's one-minute counts. Pure. The model itself (Var(demand - level)
- * = a x level + b x level^2) is shared/forecast/noise-model.ts, as the backtest uses it.
+ * = a x level + b x level^2) is shared/sizing/noise-model.ts, as the backtest uses it.
  *
  * Timeline, refreshMinutes 180 (the forecast's cadence, which the noise follows):
  *   00:00 fit, stored next to the floor      03:00 refit      ... the evaluator uses each fit
  *   until 3 x 180 = 540 minutes old, so two failed runs in a row still leave the band widened.
  * Without a forecast (noise only) the fit is hourly and lapses after 3 hours.
  */
-import { fitLevelNoise, type NoiseModel } from '../forecast/noise-model.ts';
+
 import type { NoisePolicy, TargetPolicy } from '../policy/schema.ts';
+import { fitLevelNoise, type NoiseModel } from '../sizing/noise-model.ts';
 import { FORECAST_SCHEDULE_MINUTES, REFRESH_SLACK_MINUTES } from './forecast.ts';
 import type { StoredNoise } from './stored.ts';
 

@@ -54,7 +54,7 @@ export type ForecastFloor = z.infer<typeof ForecastFloorSchema>;
 /**
  * Written by the forecast function next to the floor: the measured noise of the target's
  * per-minute demand around its level, Var(demand - level) = a x level + b x level^2, in requests
- * a minute as CloudWatch counts them (shared/forecast/noise-model.ts; docs/forecast-aws.md).
+ * a minute as CloudWatch counts them (shared/sizing/noise-model.ts; docs/forecast-aws.md).
  * The evaluator widens the invocationsPerInstance band with it (shared/floors/noise.ts).
  */
 export const StoredNoiseSchema = z.object({

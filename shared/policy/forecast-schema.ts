@@ -70,7 +70,7 @@ export const WarmPoolPolicySchema = z
 
 /**
  * Measured noise: how far each minute's demand strays from its level, fitted on the target's own
- * recent minutes (shared/forecast/noise-model.ts), so headroom follows the traffic instead of a
+ * recent minutes (shared/sizing/noise-model.ts), so headroom follows the traffic instead of a
  * constant: a quiet night of small counts is relatively noisier than a busy afternoon.
  */
 export const NoisePolicySchema = z

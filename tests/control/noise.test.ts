@@ -18,9 +18,9 @@ import {
   pickNoise,
 } from '#shared/floors/noise.ts';
 import type { StoredNoise } from '#shared/floors/stored.ts';
-import { levelFloor } from '#shared/forecast/floor-needs.ts';
 import type { Forecast } from '#shared/forecast/types.ts';
 import type { NoisePolicy } from '#shared/policy/schema.ts';
+import { levelFloor } from '#shared/sizing/floor-needs.ts';
 import { decodeState } from '#shared/state/item.ts';
 import { policyOf, variantTarget } from './policies.ts';
 

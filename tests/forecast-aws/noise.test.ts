@@ -9,7 +9,7 @@ import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
 import { describeOutcome } from '#functions/forecast/telemetry.ts';
 import { ForecastFloorSchema, StoredNoiseSchema } from '#shared/floors/stored.ts';
-import { fitLevelNoise, noiseSd } from '#shared/forecast/noise-model.ts';
+import { fitLevelNoise, noiseSd } from '#shared/sizing/noise-model.ts';
 import { minuteCount, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt } from './fakes.ts';
 
 const DAY = 86_400_000;

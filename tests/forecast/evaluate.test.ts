@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseTrace } from '#shared/backtest/trace.ts';
-import { ec2Style, naiveWithQuantiles, seasonalNaive } from '#shared/forecast/baselines.ts';
-import { evaluateForecasts } from '#shared/forecast/evaluate.ts';
-import { accumulate, emptyTotals, finish, pinball } from '#shared/forecast/metrics.ts';
 import { ForecastInputError } from '#shared/forecast/types.ts';
+import { ec2Style, naiveWithQuantiles, seasonalNaive } from '#shared/forecast-accuracy/baselines.ts';
+import { evaluateForecasts } from '#shared/forecast-accuracy/evaluate.ts';
+import { accumulate, emptyTotals, finish, pinball } from '#shared/forecast-accuracy/metrics.ts';
 import { synthetic } from './synthetic.ts';
 
 const P = 288;

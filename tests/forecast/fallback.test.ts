@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fallbackLine } from '#shared/cli/forecast.ts';
-import type { Evaluation } from '#shared/forecast/evaluate.ts';
 import {
   chooseFallback,
   fallbackMessage,
@@ -11,6 +10,7 @@ import {
 import { forecast } from '#shared/forecast/forecast.ts';
 import { logOffset, toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
 import type { Forecast, ForecastResult } from '#shared/forecast/types.ts';
+import type { Evaluation } from '#shared/forecast-accuracy/evaluate.ts';
 import { normal, rng, synthetic } from './synthetic.ts';
 
 const DAY = 1440;

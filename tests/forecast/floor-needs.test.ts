@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { levelFloor, stepNeeds } from '#shared/forecast/floor-needs.ts';
+import { levelFloor, stepNeeds } from '#shared/sizing/floor-needs.ts';
 
 const noise = { a: 1, b: 0, samples: 1000 };
 const sizing = { requestsPerInstance: 75, instanceCapacity: 120, floorSigmas: 2.6, noise };

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTrace } from '#shared/backtest/trace.ts';
-import { fitLevelNoise, fitNoise, type NoiseModel, trailingMedians } from '#shared/forecast/noise-model.ts';
 import { mergeSorted, sortFloat64 } from '#shared/forecast/sort.ts';
 import { sortedFinite } from '#shared/forecast/stats.ts';
+import { fitLevelNoise, fitNoise, type NoiseModel, trailingMedians } from '#shared/sizing/noise-model.ts';
 import { fitNoiseV1, sortedFiniteV1, trailingMediansV1 } from './reference/hot-paths-v1.ts';
 
 /** Equal bit for bit: same length, and Object.is per value (so -0 differs from +0, NaN equals NaN). */

@@ -9,7 +9,7 @@ import {
   relativeNoise,
   rescaleNoise,
   trailingMedians,
-} from '#shared/forecast/noise-model.ts';
+} from '#shared/sizing/noise-model.ts';
 
 /** Minutes of Poisson counts around a level that walks from `from` to `to`. */
 function poissonDay(from: number, to: number, minutes: number, seed: number): number[] {

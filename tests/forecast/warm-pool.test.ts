@@ -7,7 +7,7 @@ import {
   leadTimeSpread,
   sizeWarmPool,
   type WarmPoolInput,
-} from '#shared/forecast/warm-pool.ts';
+} from '#shared/sizing/warm-pool.ts';
 
 /** The reference scenario: cold 8 min, warm 1 min, idle at 5 %, 10 requests per minute per instance. */
 const base: WarmPoolInput = {

@@ -18,8 +18,8 @@ import type { ForecastReport } from '#functions/forecast/run.ts';
 import { dynamoStateStore } from '#shared/aws/dynamodb.ts';
 import { initialState } from '#shared/engine/types.ts';
 import { ForecastFloorSchema, StoredNoiseSchema } from '#shared/floors/stored.ts';
-import { levelFloor } from '#shared/forecast/floor-needs.ts';
-import { noiseSd } from '#shared/forecast/noise-model.ts';
+import { levelFloor } from '#shared/sizing/floor-needs.ts';
+import { noiseSd } from '#shared/sizing/noise-model.ts';
 import { captureForecastTelemetry, eventFile } from '../forecast-aws/fakes.ts';
 import { motoForecaster } from '../support/forecaster.ts';
 import {

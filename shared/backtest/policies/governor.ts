@@ -20,8 +20,8 @@ import type {
   SignalSnapshot,
 } from '../../engine/types.ts';
 import { effectiveLead } from '../../floors/lead-time.ts';
-import { rescaleNoise } from '../../forecast/noise-model.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
+import { rescaleNoise } from '../../sizing/noise-model.ts';
 import type { HeadroomState } from '../../slo/control.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
 import { SliLedger, type SliSample } from '../../slo/ledger.ts';

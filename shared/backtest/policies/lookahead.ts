@@ -2,7 +2,7 @@
  * Governor's look-ahead in the backtest, as functions/forecast does it in AWS. It reads only
  * delivered datapoints, so the forecast never sees the future it is scored on, and every hour
  * (or every refreshMinutes for the forecast) it refits:
- *   - the measured noise of demand around its level (shared/forecast/noise-model.ts), once an
+ *   - the measured noise of demand around its level (shared/sizing/noise-model.ts), once an
  *     hour of minutes is in: it widens the request signal's band in the engine, and before a
  *     forecast exists it sets a floor of its own (the last level plus its noise);
  *   - the forecast (shared/forecast), once a day of minutes is in, turned into a capacity floor
@@ -10,18 +10,18 @@
  *     instance and of the forecast median plus its measured noise at the SLO capacity, over
  *     [t, t + lead], so what must serve at t + lead is asked for at t;
  *   - warm capacity from the forecast's spread and the burst history, of the kind the target can
- *     keep (shared/forecast/warm-capacity.ts).
+ *     keep (shared/sizing/warm-capacity.ts).
  * The lead is the configured one until the governor policy measures longer scale-outs
  * (setLeadMinutes), as the forecast function does with the samples the evaluator records.
  */
 
 import { ceilCapacity } from '../../engine/signals.ts';
-import { type FloorSizing, levelFloor, stepNeeds } from '../../forecast/floor-needs.ts';
 import { forecast } from '../../forecast/forecast.ts';
-import { fitLevelNoise, type NoiseModel } from '../../forecast/noise-model.ts';
 import type { Forecast } from '../../forecast/types.ts';
-import { planWarmCapacity, type WarmCosts, warmCosts } from '../../forecast/warm-capacity.ts';
 import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
+import { type FloorSizing, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
+import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import { planWarmCapacity, type WarmCosts, warmCosts } from '../../sizing/warm-capacity.ts';
 import type { MetricsView } from '../metrics.ts';
 
 export interface LookaheadOptions {

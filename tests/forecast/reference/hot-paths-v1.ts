@@ -3,7 +3,7 @@
  * ac4d055), kept verbatim as the reference that tests/forecast/hot-paths.test.ts compares the
  * new code with bit for bit, and that bench/noise.bench.ts times it against. Not used by Governor.
  */
-import type { NoiseModel } from '#shared/forecast/noise-model.ts';
+import type { NoiseModel } from '#shared/sizing/noise-model.ts';
 
 const MAX_BINS = 6;
 const MIN_PER_BIN = 10;

@@ -18,9 +18,9 @@
  * floor at 2.33 sigmas covers 123 requests a minute.
  */
 
+import { lowerBound, sortFloat64 } from '../forecast/sort.ts';
+import { medianInPlace } from '../forecast/stats.ts';
 import { trailingMedians } from './rolling-median.ts';
-import { lowerBound, sortFloat64 } from './sort.ts';
-import { medianInPlace } from './stats.ts';
 
 export { trailingMedians };
 

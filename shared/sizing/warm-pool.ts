@@ -15,8 +15,8 @@
  * pool covers the p94.3 rise (pinned by tests/forecast/warm-pool.test.ts).
  */
 import * as z from 'zod';
-import { median, normalQuantile, quantileOfSorted, sortedFinite } from './stats.ts';
-import { type Forecast, ForecastInputError } from './types.ts';
+import { median, normalQuantile, quantileOfSorted, sortedFinite } from '../forecast/stats.ts';
+import { type Forecast, ForecastInputError } from '../forecast/types.ts';
 
 export const WarmPoolInputSchema = z
   .object({

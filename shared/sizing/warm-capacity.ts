@@ -9,12 +9,13 @@
  * - SageMaker endpoints (variants and inference components) have no warm pool. Governor keeps
  *   standby headroom instead: instances in service above the forecast floor, which serve at
  *   once (warm start 0) and are billed in full (idle cost 1). The newsvendor of
- *   shared/forecast/warm-pool.ts then covers the median rise within a cold start: a running
+ *   shared/sizing/warm-pool.ts then covers the median rise within a cold start: a running
  *   spare saves no more minutes than it costs, so it is kept only for the rises that happen
  *   at least every other window.
  */
+
+import type { Forecast } from '../forecast/types.ts';
 import type { TargetKind, WarmPoolPolicy } from '../policy/schema.ts';
-import type { Forecast } from './types.ts';
 import { burstIncreases, leadTimeSpread, sizeWarmPool, type WarmPoolDecision } from './warm-pool.ts';
 
 export type WarmCapacityKind = 'warm-pool' | 'standby';

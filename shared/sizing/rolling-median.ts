@@ -12,7 +12,7 @@
  * to the oldest minute, as indexOf found it (equal values are adjacent in a sorted window).
  */
 
-import { lowerBound } from './sort.ts';
+import { lowerBound } from '../forecast/sort.ts';
 
 /**
  * The median of the `window` values before each index: NaN before there are that many, or

@@ -6,7 +6,7 @@
  *   (the reactive target): what the reactive loop would hold if demand came as forecast.
  * - Noise floor: the forecast median plus noise.floorSigmas of its measured per-minute noise,
  *   at the SLO capacity of an instance: headroom that follows the traffic (a quiet night of
- *   small counts is relatively noisier than a busy afternoon; shared/forecast/noise-model.ts).
+ *   small counts is relatively noisier than a busy afternoon; shared/sizing/noise-model.ts).
  * Each step needs the larger of the two. Before a forecast exists (under a day of history) the
  * last level plus its noise is the floor on its own (levelFloor).
  */

@@ -3,6 +3,10 @@
  * from what came before, and is scored at five-minute resolution (mean requests per minute in
  * each five-minute bin) against what happened. Pure: a trace in, scores out.
  */
+
+import { forecast } from '../forecast/forecast.ts';
+import { BIN_MINUTES, BINS_PER_DAY, DAYS_PER_WEEK, toFiveMinuteRates } from '../forecast/series.ts';
+import { type ForecastFallback, ForecastInputError, type ForecastModel } from '../forecast/types.ts';
 import {
   type BaselineForecast,
   ec2Style,
@@ -10,10 +14,7 @@ import {
   naiveWithQuantiles,
   naiveYesterday,
 } from './baselines.ts';
-import { forecast } from './forecast.ts';
 import { accumulate, emptyTotals, finish, type Scored, type Scores, type ScoreTotals } from './metrics.ts';
-import { BIN_MINUTES, BINS_PER_DAY, DAYS_PER_WEEK, toFiveMinuteRates } from './series.ts';
-import { type ForecastFallback, ForecastInputError, type ForecastModel } from './types.ts';
 
 const P = BINS_PER_DAY;
 /** Origins every 6 hours: EC2 predictive scaling's refresh cadence, so it is never stale here. */

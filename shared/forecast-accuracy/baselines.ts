@@ -6,8 +6,8 @@
  * - predictive scaling in the manner of EC2 Auto Scaling: an hourly forecast for 48 h from up
  *   to 14 days of history, refreshed every 6 h, point only (AWS publishes no quantiles).
  */
-import { BINS_PER_DAY, DAYS_PER_WEEK, fromLog } from './series.ts';
-import { quantileOfSorted, sortedFinite } from './stats.ts';
+import { BINS_PER_DAY, DAYS_PER_WEEK, fromLog } from '../forecast/series.ts';
+import { quantileOfSorted, sortedFinite } from '../forecast/stats.ts';
 
 const P = BINS_PER_DAY;
 const WEEK = DAYS_PER_WEEK * P;
