@@ -7,7 +7,6 @@
  */
 import { maxOf } from '../arrays/extent.ts';
 import { runBacktest } from '../backtest/run.ts';
-import { parseTrace, TraceError } from '../backtest/trace.ts';
 import {
   type CommitOffer,
   type CommitPlan,
@@ -15,10 +14,9 @@ import {
   lookbackPlan,
   planCommitment,
 } from '../commit/plan.ts';
-import { formatProblem, parsePolicyText } from '../policy/load.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
-import { EXAMPLE_POLICY, scenarioOptions, type Values } from './backtest.ts';
-import { planOutput, readInput, writeOutput } from './files.ts';
+import { loadTarget, loadTrace, scenarioOptions, type Values } from './backtest-inputs.ts';
+import { planOutput, writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { numberOption, parseOptions } from './options.ts';
 
@@ -71,20 +69,6 @@ function offersOf(values: Record<string, unknown>, target: TargetPolicy): Commit
   }
   if (offers.length === 0) throw new UsageError(NO_RATES);
   return offers;
-}
-
-async function loadTarget(values: Values, cwd: string): Promise<TargetPolicy> {
-  const file = values.policy ?? EXAMPLE_POLICY;
-  const result = parsePolicyText(await readInput(file, 'policy', cwd));
-  if (!result.ok) throw new UsageError(`--policy ${file}: ${formatProblem(result.problems[0]!)}`);
-  const { targets } = result.policy;
-  const target = values.target === undefined ? targets[0] : targets.find((t) => t.id === values.target);
-  if (!target) {
-    throw new UsageError(
-      `--target ${values.target} is not in ${file}; its targets are ${targets.map((t) => t.id).join(', ')}`,
-    );
-  }
-  return target;
 }
 
 export interface CommitReport {
@@ -173,16 +157,7 @@ export async function commitCommand(args: string[], io: CliIo): Promise<number> 
   const options = scenarioOptions(values as Values, target);
   const offers = offersOf(values, target);
   const onDemand = onDemandPrice(values, target, options.pricePerInstanceHour);
-  let trace: ReturnType<typeof parseTrace>;
-  try {
-    const text = await readInput(values.trace, 'trace', io.cwd);
-    trace = parseTrace(text, values.trace.split(/[\\/]/).pop() ?? values.trace, {
-      fillGaps: values['fill-gaps'] === true,
-    });
-  } catch (error) {
-    if (error instanceof TraceError) throw new UsageError(`--trace ${values.trace}: ${error.message}`);
-    throw error;
-  }
+  const trace = await loadTrace(values as Values, io.cwd);
   const run = runBacktest({ trace, target, options, only: ['governor'] }).policies[0]!;
   const usage = hourlyUsage(run.series.provisioned);
   let instanceHours = 0;
