@@ -108,8 +108,14 @@ function budgetControl(target: TargetPolicy) {
     step(view: FleetView): { step: SloStep; target: TargetPolicy } {
       const samples: SliSample[] = [];
       for (; seen < view.metrics.count; seen++) {
-        const d = view.metrics.at(seen);
-        const s = sliSample(d.minute, d[field], sli.sloMs, d.requests);
+        // One field at a time: no datapoint object built per simulated minute.
+        const m = view.metrics;
+        const s = sliSample(
+          m.valueAt(seen, 'minute'),
+          m.valueAt(seen, field),
+          sli.sloMs,
+          m.valueAt(seen, 'requests'),
+        );
         if (s) samples.push(s);
       }
       const step = stepSlo(ledger, state, samples, withControl, view.now);
