@@ -84,42 +84,46 @@ function checkStep(group: ResolvedGroup, r: FailoverStepResult, starts: number[]
 const lookArb = fc.constantFrom<Look>('ok', 'ok', 'breach', 'down', 'idle', 'missing');
 
 describe('random timelines (fast-check)', () => {
-  it.each(GROUPS)('$name: every invariant holds at every step', ({ group, regions }) => {
-    const minuteArb = fc.record({
-      looks: fc.tuple(...regions.map(() => lookArb)),
-      ready: fc.constantFrom(0, 3, 50),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(minuteArb, fc.integer({ min: 1, max: 8 })), { minLength: 1, maxLength: 25 }),
-        (spans) => {
-          const minutes = spans.flatMap(([m, n]) => Array(n).fill(m) as (typeof m)[]);
-          const starts: number[] = [];
-          let state: FailoverState | undefined;
-          const { results } = run(
-            group,
-            (i) => {
-              const m = minutes[i]!;
-              return {
-                looks: Object.fromEntries(regions.map((r, k) => [r, m.looks[k]!])),
-                ready: Object.fromEntries(regions.map((r) => [r, m.ready])),
-                demand: Object.fromEntries(regions.map((r) => [r, 2])),
-              };
-            },
-            minutes.length,
-          );
-          let prev: Weights = Object.fromEntries(group.members.map((m) => [m.region, m.baseWeight]));
-          for (const r of results) {
-            checkStep(group, r, starts, prev);
-            prev = r.state.weights;
-            state = r.state;
-          }
-          expect(state).toBeDefined();
-        },
-      ),
-      { numRuns: propertyRuns() },
-    );
-  });
+  it.each(GROUPS)(
+    '$name: every invariant holds at every step',
+    ({ group, regions }) => {
+      const minuteArb = fc.record({
+        looks: fc.tuple(...regions.map(() => lookArb)),
+        ready: fc.constantFrom(0, 3, 50),
+      });
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(minuteArb, fc.integer({ min: 1, max: 8 })), { minLength: 1, maxLength: 25 }),
+          (spans) => {
+            const minutes = spans.flatMap(([m, n]) => Array(n).fill(m) as (typeof m)[]);
+            const starts: number[] = [];
+            let state: FailoverState | undefined;
+            const { results } = run(
+              group,
+              (i) => {
+                const m = minutes[i]!;
+                return {
+                  looks: Object.fromEntries(regions.map((r, k) => [r, m.looks[k]!])),
+                  ready: Object.fromEntries(regions.map((r) => [r, m.ready])),
+                  demand: Object.fromEntries(regions.map((r) => [r, 2])),
+                };
+              },
+              minutes.length,
+            );
+            let prev: Weights = Object.fromEntries(group.members.map((m) => [m.region, m.baseWeight]));
+            for (const r of results) {
+              checkStep(group, r, starts, prev);
+              prev = r.state.weights;
+              state = r.state;
+            }
+            expect(state).toBeDefined();
+          },
+        ),
+        { numRuns: propertyRuns() },
+      );
+    },
+    180_000,
+  ); // fast-check runs over every step: about 15 s on an idle machine, 44 s with both cores busy
 });
 
 describe('every 3-minute continuation from each phase (exhaustive)', () => {
