@@ -42,8 +42,10 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
+import { clip } from '../../shared/events/bounded.ts';
 import { accountOfArn } from '../../shared/events/routing.ts';
 import { RESERVE_MS } from '../../shared/invocation/budget.ts';
+import { errorLine } from '../../shared/invocation/errors.ts';
 import { parseSpotEventsConfig } from './config.ts';
 import { awsSpotEventsPorts } from './ports.ts';
 import { createSpotEventsHandler } from './run.ts';
@@ -57,13 +59,23 @@ const run = createSpotEventsHandler({
   telemetry: powertoolsSpotTelemetry(logger, metrics),
 });
 
-/** SQS partial batch response: the messages to redeliver, and nothing else. */
+/**
+ * SQS partial batch response: the messages to redeliver, and nothing else. run() reports each
+ * failing record alone and does not throw; should a bug make it throw anyway, every record of
+ * the batch is returned (redelivered, then dead-lettered) rather than the invocation failing.
+ */
 export const handler = middy(async (event: SQSEvent, context: Context) => {
   const left = () => context.getRemainingTimeInMillis() - RESERVE_MS.evaluate;
-  const result = await withDeadline(Date.now() + left(), () =>
-    run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn) }),
-  );
-  return { batchItemFailures: result.batchItemFailures };
+  try {
+    const result = await withDeadline(Date.now() + left(), () =>
+      run(event, Date.now(), { account: accountOfArn(context.invokedFunctionArn) }),
+    );
+    return { batchItemFailures: result.batchItemFailures };
+  } catch (e) {
+    logger.error(`the batch was not handled, every record is redelivered: ${clip(errorLine(e))}`);
+    const records = Array.isArray(event?.Records) ? event.Records : [];
+    return { batchItemFailures: records.map((r) => ({ itemIdentifier: String(r.messageId) })) };
+  }
 })
   .use(tracing.middleware)
   .use(injectLambdaContext(logger));

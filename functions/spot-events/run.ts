@@ -14,13 +14,16 @@
  * calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
  */
 
-import { instanceOf, parseSpotBody } from '../../shared/interruptions/events.ts';
+import { clip } from '../../shared/events/bounded.ts';
+import { instanceOf, type ParsedBody, parseSpotBody } from '../../shared/interruptions/events.ts';
+import { errorLine } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import { handleTarget } from './target.ts';
 import type {
+  FailReason,
   IgnoreReason,
   Managed,
   SpotEventsDeps,
@@ -60,68 +63,118 @@ export function createSpotEventsHandler(deps: SpotEventsDeps) {
       NotManaged: 0,
       NotInGroup: 0,
       NotEc2Instance: 0,
+      NotActionable: 0,
     };
+    const at = new Date(now).toISOString();
     const ignore = (reason: IgnoreReason, messageId: string, detail: string) => {
       ignored[reason]++;
       telemetry.decision({
         kind: 'ignored',
         reasons: [reason],
-        messageId,
-        message: detail,
-        at: new Date(now).toISOString(),
+        messageId: clip(messageId),
+        message: clip(detail),
+        at,
       });
     };
-    const candidates = screen(batch, config.AWS_REGION, home.account, ignore);
-    const byTarget = candidates.length > 0 ? await route(candidates, await policyAt(now), ignore) : new Map();
+    // Records that must come back: malformed (they reach the dead-letter queue after their
+    // retries, where the alarm sees them) or failed. Each alone: never the batch.
+    const failed = new Set<string>();
+    const fail = (reason: FailReason, messageIds: Iterable<string>, detail: string) => {
+      const ids = [...messageIds];
+      if (ids.length === 0) return;
+      if (reason === 'Malformed') ignored.Malformed += ids.length;
+      for (const id of ids) failed.add(id);
+      telemetry.error(`${reason}: ${clip(detail)}`, {
+        reason,
+        messageIds: ids.slice(0, 10).map((i) => clip(i)),
+      });
+    };
+    const targets: TargetReport[] = [];
+    const candidates = screen(batch, config.AWS_REGION, home.account, ignore, fail);
+    let byTarget = new Map<string, { managed: Managed; events: Tagged[] }>();
+    if (candidates.length > 0) {
+      try {
+        byTarget = await route(candidates, await policyAt(now), ignore, fail);
+      } catch (e) {
+        fail('PolicyUnreadable', messagesOf(candidates), `the policy cannot be read: ${errorLine(e)}`);
+      }
+    }
     telemetry.count(
       'ForeignIgnored',
       ignored.ForeignAccount + ignored.ForeignRegion + ignored.NotManaged + ignored.NotInGroup,
     );
-    const targets: TargetReport[] = [];
     if (byTarget.size > 0) {
-      const killed =
-        config.GOVERNOR_MODE === 'shadow'
-          ? null
-          : await readKillSwitch((n) => ports.parameters.get(n), config.KILL_SWITCH_PARAMETER_NAME);
-      const ids = [...byTarget.keys()];
-      const [spots, plans] = await Promise.all([ports.spot.getMany(ids), ports.plans.getMany(ids)]);
-      for (const [id, { managed, events }] of byTarget) {
-        const stored = spots.get(id) ?? null;
-        const start = {
-          spot: stored?.spot ?? null,
-          version: stored?.version ?? 0,
-          plan: plans.get(id)?.state.plan ?? null,
-        };
-        targets.push(
-          await handleTarget(deps, managed, events, start, now, killed?.on === true ? killed.message : null),
-        );
+      try {
+        targets.push(...(await handleTargets(byTarget, now)));
+      } catch (e) {
+        const all = [...byTarget.values()].flatMap((x) => x.events);
+        fail('StateUnreadable', messagesOf(all), `the SPOT and PLAN items cannot be read: ${errorLine(e)}`);
       }
     }
+    for (const t of targets) for (const m of t.failedMessages) failed.add(m);
     return {
-      batchItemFailures: targets
-        .flatMap((t) => t.failedMessages)
-        .map((itemIdentifier) => ({ itemIdentifier })),
+      // In the batch's own order, each record once.
+      batchItemFailures: batch.Records.filter((r) => failed.has(r.messageId)).map((r) => ({
+        itemIdentifier: r.messageId,
+      })),
       targets,
       ignored,
     };
   };
 
-  /** Parsed events of this account and region. */
+  /** Each target's events; a target that throws fails its own messages, no other's. */
+  async function handleTargets(byTarget: Map<string, { managed: Managed; events: Tagged[] }>, now: number) {
+    const killed =
+      config.GOVERNOR_MODE === 'shadow'
+        ? null
+        : await readKillSwitch((n) => ports.parameters.get(n), config.KILL_SWITCH_PARAMETER_NAME);
+    const ids = [...byTarget.keys()];
+    const [spots, plans] = await Promise.all([ports.spot.getMany(ids), ports.plans.getMany(ids)]);
+    const out: TargetReport[] = [];
+    for (const [id, { managed, events }] of byTarget) {
+      const stored = spots.get(id) ?? null;
+      const start = {
+        spot: stored?.spot ?? null,
+        version: stored?.version ?? 0,
+        plan: plans.get(id)?.state.plan ?? null,
+      };
+      try {
+        out.push(
+          await handleTarget(deps, managed, events, start, now, killed?.on === true ? killed.message : null),
+        );
+      } catch (e) {
+        out.push(
+          failedTarget(id, messagesOf(events), `the target's events were not handled: ${errorLine(e)}`),
+        );
+        telemetry.error(`spot ${id}: the target's events were not handled: ${clip(errorLine(e))}`, {
+          targetId: id,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Parsed events of this account and region; a record that cannot be parsed fails alone. */
   function screen(
     batch: SqsBatch,
     region: string,
     account: string | undefined,
     ignore: (r: IgnoreReason, m: string, d: string) => void,
+    fail: (r: FailReason, m: Iterable<string>, d: string) => void,
   ): Tagged[] {
     const out: Tagged[] = [];
     for (const r of batch.Records) {
-      const parsed = parseSpotBody(r.body);
+      const parsed = safeParse(r.body);
       if (!parsed.ok) {
-        ignore('Malformed', r.messageId, parsed.problem);
+        fail('Malformed', [r.messageId], parsed.problem);
         continue;
       }
       if (parsed.events.length === 0)
-        ignore('NotEc2Instance', r.messageId, 'a Health event of another service');
+        ignore(
+          parsed.skipped?.reason ?? 'NotEc2Instance',
+          r.messageId,
+          parsed.skipped?.detail ?? 'no instance named',
+        );
       for (const event of parsed.events) {
         if (account !== undefined && event.account !== account)
           ignore('ForeignAccount', r.messageId, `event ${event.eventId} from account ${event.account}`);
@@ -133,26 +186,38 @@ export function createSpotEventsHandler(deps: SpotEventsDeps) {
     return out;
   }
 
-  /** Events by managed target: instances looked up in one batched call, failed launches by group name. */
+  /**
+   * Events by managed target: instances looked up in one batched call, failed launches by group
+   * name. A failed lookup fails the records that name instances, not the failed launches.
+   */
   async function route(
     tagged: Tagged[],
     policy: PolicyFile,
     ignore: (r: IgnoreReason, m: string, d: string) => void,
+    fail: (r: FailReason, m: Iterable<string>, d: string) => void,
   ): Promise<Map<string, { managed: Managed; events: Tagged[] }>> {
     const groups = managedGroups(policy, config.AWS_REGION);
     const out = new Map<string, { managed: Managed; events: Tagged[] }>();
     const instances = [
       ...new Set(tagged.map((t) => instanceOf(t.event)).filter((i): i is string => i !== null)),
     ];
-    const groupOf =
-      groups.size > 0 && instances.length > 0
-        ? await ports.groups.groupsOf(config.AWS_REGION, instances)
-        : new Map<string, string>();
+    let groupOf = new Map<string, string>();
+    let lookupFailed = false;
+    if (groups.size > 0 && instances.length > 0) {
+      try {
+        groupOf = await ports.groups.groupsOf(config.AWS_REGION, instances);
+      } catch (e) {
+        lookupFailed = true;
+        const named = tagged.filter((t) => instanceOf(t.event) !== null);
+        fail('LookupFailed', messagesOf(named), `the instances' groups cannot be read: ${errorLine(e)}`);
+      }
+    }
     for (const t of tagged) {
       const instance = instanceOf(t.event);
+      if (instance && lookupFailed) continue;
       const group =
         t.event.kind === 'launch-failed' ? t.event.groupName : instance ? groupOf.get(instance) : undefined;
-      const managed = group ? groups.get(group) : undefined;
+      const managed = group !== undefined ? groups.get(group) : undefined;
       if (!managed) {
         if (instance && !group)
           ignore(
@@ -170,4 +235,31 @@ export function createSpotEventsHandler(deps: SpotEventsDeps) {
     }
     return out;
   }
+}
+
+/** The distinct messages of some events. */
+const messagesOf = (tagged: readonly Tagged[]): string[] => [...new Set(tagged.map((t) => t.messageId))];
+
+/** A body to its events; a parser bug is this record's problem, never the batch's. */
+function safeParse(body: unknown): ParsedBody {
+  try {
+    if (typeof body !== 'string') return { ok: false, problem: 'the record has no body' };
+    return parseSpotBody(body);
+  } catch (e) {
+    return { ok: false, problem: `the body could not be parsed: ${errorLine(e)}` };
+  }
+}
+
+function failedTarget(targetId: string, failedMessages: string[], detail: string): TargetReport {
+  return {
+    targetId,
+    outcome: 'failed',
+    replaced: [],
+    duplicates: 0,
+    poolsMarked: [],
+    breakerOpened: false,
+    shifted: false,
+    failedMessages,
+    detail: clip(detail),
+  };
 }

@@ -3,6 +3,8 @@
  * (handleSpotBatch), the replacements and the shift not yet done, the SPOT write on its version,
  * and on conflict one re-read and redo; then its decision records and metrics.
  */
+
+import { clip } from '../../shared/events/bounded.ts';
 import type { SpotEvent } from '../../shared/interruptions/events.ts';
 import { handleSpotBatch } from '../../shared/interruptions/handle.ts';
 import type { SpotDecision } from '../../shared/interruptions/message.ts';
@@ -60,8 +62,8 @@ export async function handleTarget(
           for (const i of out.detached) detached.add(i);
           for (const f of out.failed) {
             for (const i of f.instanceIds) failedIds.add(i);
-            telemetry.error(f.error, { targetId: m.policy.targetId });
-            report.detail = f.error;
+            telemetry.error(clip(f.error), { targetId: m.policy.targetId });
+            report.detail = clip(f.error);
           }
         }
         if (a.kind === 'shift') {
@@ -70,11 +72,11 @@ export async function handleTarget(
           try {
             const applied = await ports.mixedInstances.apply(m.region, m.groupName, a.plan);
             if (applied.status === 'busy') throw new Error(applied.message);
-            if (applied.status === 'refused') report.detail = applied.message;
+            if (applied.status === 'refused') report.detail = clip(applied.message);
             shiftedKey = key;
           } catch (e) {
             shiftFailed = true;
-            report.detail = `the shift was not applied: ${errorLine(e)}`;
+            report.detail = `the shift was not applied: ${clip(errorLine(e))}`;
             telemetry.error(report.detail, { targetId: m.policy.targetId });
           }
         }
@@ -138,16 +140,16 @@ function logDecisions(
     t.decision({
       kind: d.kind,
       targetId: d.targetId,
-      groupName: m.groupName,
+      groupName: clip(m.groupName),
       at: new Date(d.at).toISOString(),
       outcome,
       reasons: d.reasons,
       message: d.message,
       instanceIds: d.items.map((x) => x.id),
-      eventIds: d.items.map((x) => x.event.eventId),
+      eventIds: d.items.map((x) => clip(x.event.eventId)),
       ...(d.until !== undefined ? { until: new Date(d.until).toISOString() } : {}),
       ...(d.plan ? { mixedInstancesPolicy: d.plan.mixedInstancesPolicy } : {}),
-      ...(detail ? { detail } : {}),
+      ...(detail ? { detail: clip(detail) } : {}),
     });
 }
 

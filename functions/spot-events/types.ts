@@ -25,7 +25,14 @@ export type IgnoreReason =
   | 'NotManaged'
   /** In no Auto Scaling group now: already detached (a late duplicate), or never in one. */
   | 'NotInGroup'
-  | 'NotEc2Instance';
+  | 'NotEc2Instance'
+  /** A Health event that is not an upcoming or open scheduledChange: nothing to replace. */
+  | 'NotActionable';
+
+/** Why records are returned in batchItemFailures (SQS redelivers them; after 5, the DLQ). */
+export type FailReason =
+  /** Not one of the four events, or a field out of its shape or bounds: the DLQ keeps it. */
+  'Malformed' | 'PolicyUnreadable' | 'LookupFailed' | 'StateUnreadable';
 
 export interface Managed {
   policy: MixPolicy;

@@ -4,7 +4,9 @@
  *    (its limit). An instance in no group (already detached, or never in one) is left out.
  *  - DetachInstances with ShouldDecrementDesiredCapacity=false, 20 ids a call (its limit):
  *    desired capacity stays, so Auto Scaling launches the replacement at once while the warned
- *    instance serves its last two minutes outside the group.
+ *    instance serves its last two minutes outside the group. A call AWS refuses with a
+ *    ValidationError (one of its instances is not in the group) is made again one id at a time,
+ *    so the one instance fails alone; other errors (denied, throttled) fail the chunk.
  * A failure becomes one line naming the IAM action, the group and what to grant (as
  * ./mixed-instances.ts does); the SDK's retries (shared/aws/clients.ts) have run before.
  */
@@ -72,21 +74,37 @@ export function spotGroups(clientFor: (region: string) => AutoScalingClient): Sp
     async replace(region, groupName, instanceIds) {
       const detached: string[] = [];
       const failed: { instanceIds: string[]; error: string }[] = [];
+      const detach = (ids: string[]) =>
+        clientFor(region).send(
+          new DetachInstancesCommand({
+            AutoScalingGroupName: groupName,
+            InstanceIds: ids,
+            ShouldDecrementDesiredCapacity: false,
+          }),
+        );
       for (const ids of chunks([...new Set(instanceIds)], DETACH_IDS_PER_CALL)) {
         try {
-          await clientFor(region).send(
-            new DetachInstancesCommand({
-              AutoScalingGroupName: groupName,
-              InstanceIds: ids,
-              ShouldDecrementDesiredCapacity: false,
-            }),
-          );
+          await detach(ids);
           appendAll(detached, ids);
         } catch (error) {
-          failed.push({ instanceIds: ids, error: oneLine('DetachInstances', region, groupName, error) });
+          if (ids.length === 1 || !splittable(error)) {
+            failed.push({ instanceIds: ids, error: oneLine('DetachInstances', region, groupName, error) });
+            continue;
+          }
+          // AWS refuses the whole call for one instance it will not detach (already gone, in
+          // another group, mid-termination): each alone, so one bad instance fails its own message.
+          for (const id of ids)
+            await detach([id]).then(
+              () => detached.push(id),
+              (e: unknown) =>
+                failed.push({ instanceIds: [id], error: oneLine('DetachInstances', region, groupName, e) }),
+            );
         }
       }
       return { detached, failed };
     },
   };
 }
+
+/** A refusal about some instances of the call (ValidationError), not about the caller or the service. */
+const splittable = (error: unknown): boolean => errorName(error) === 'ValidationError';

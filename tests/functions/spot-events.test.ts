@@ -176,11 +176,17 @@ describe('the spot-events handler', () => {
         fixture('spot-interruption-warning').replace('"region": "us-east-1"', '"region": "eu-west-1"'),
       calls: 0,
     },
-    { case: 'a malformed event', body: () => fixture('invalid-warning'), calls: 0 },
   ])('an event from $case causes no call at all and is recorded as ignored', async ({ body, calls }) => {
     expect(await invoke(sqs(body()))).toEqual({ batchItemFailures: [] });
     expect(Object.values(aws.calls()).reduce((s, n) => s + n, 0)).toBe(calls);
     expect(decisions()[0]!.reasons[0]).toMatch(/Foreign|Malformed/);
+  });
+
+  it('a malformed event causes no call and is returned alone, for the dead-letter queue', async () => {
+    const out = await invoke(sqs(fixture('rebalance-recommendation'), fixture('invalid-warning')));
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+    expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(0);
+    expect(output.join('')).toMatch(/Malformed: EC2 Spot Instance Interruption Warning: detail\.instance-id/);
   });
 
   it('an instance of an unmanaged group costs the one lookup and nothing else', async () => {

@@ -89,7 +89,64 @@ describe('parseSpotBody', () => {
   it('a Health event of another service names no instance to replace', () => {
     const other = JSON.parse(fixture('health-retirement'));
     other.detail.service = 'RDS';
-    expect(parseSpotBody(JSON.stringify(other))).toEqual({ ok: true, events: [] });
+    expect(parseSpotBody(JSON.stringify(other))).toMatchObject({
+      ok: true,
+      events: [],
+      skipped: { reason: 'NotEc2Instance' },
+    });
+  });
+
+  // AWS Health's EventBridge schema: statusCode upcoming | open | closed; the category of a
+  // retirement or maintenance is scheduledChange (shared/interruptions/events.ts cites the page).
+  it.each([
+    { case: 'an upcoming scheduledChange replaces', category: 'scheduledChange', status: 'upcoming', n: 2 },
+    { case: 'an open scheduledChange replaces', category: 'scheduledChange', status: 'open', n: 2 },
+    {
+      case: 'a closed scheduledChange (done or cancelled) replaces nothing',
+      category: 'scheduledChange',
+      status: 'closed',
+      n: 0,
+    },
+    { case: 'an open issue replaces nothing', category: 'issue', status: 'open', n: 0 },
+    {
+      case: 'an accountNotification replaces nothing',
+      category: 'accountNotification',
+      status: 'upcoming',
+      n: 0,
+    },
+    {
+      case: 'a Health event with no status replaces nothing',
+      category: 'scheduledChange',
+      status: undefined,
+      n: 0,
+    },
+  ])('$case', ({ category, status, n }) => {
+    const e = JSON.parse(fixture('health-retirement'));
+    e.detail.eventTypeCategory = category;
+    e.detail.statusCode = status;
+    const parsed = parseSpotBody(JSON.stringify(e));
+    expect(parsed.ok && parsed.events.length).toBe(n);
+    if (n === 0) expect(parsed).toMatchObject({ skipped: { reason: 'NotActionable' } });
+  });
+
+  it.each([
+    { case: 'detail-type "constructor"', body: '{"detail-type":"constructor"}' },
+    { case: 'detail-type "__proto__"', body: '{"detail-type":"__proto__"}' },
+    { case: 'detail-type "toString"', body: '{"detail-type":"toString","detail":{}}' },
+    {
+      case: 'a "__proto__" key carrying the detail-type',
+      body: '{"__proto__":{"detail-type":"AWS Health Event"}}',
+    },
+    { case: 'an array', body: '[1,2]' },
+    { case: 'null', body: 'null' },
+    {
+      case: 'a 400 KB region',
+      body: fixture('spot-interruption-warning').replace('"us-east-1"', JSON.stringify('r'.repeat(400_000))),
+    },
+  ])('refuses $case without throwing, in a bounded line', ({ body }) => {
+    const parsed = parseSpotBody(body);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problem.length).toBeLessThan(400);
   });
 });
 
@@ -98,13 +155,13 @@ describe('spotShortage', () => {
     {
       case: 'no Spot capacity, no type',
       message: 'There is no Spot capacity available that matches your request.',
-      want: { instanceType: null },
+      want: { instanceType: null, availabilityZone: null, code: 'NoSpotCapacity' },
     },
     {
       case: 'spot InsufficientInstanceCapacity naming p4d.24xlarge',
       message:
         'Could not launch Spot Instances. InsufficientInstanceCapacity - We currently do not have sufficient p4d.24xlarge capacity in the Availability Zone you requested (us-east-1a).',
-      want: { instanceType: 'p4d.24xlarge' },
+      want: { instanceType: 'p4d.24xlarge', availabilityZone: null, code: 'InsufficientInstanceCapacity' },
     },
     {
       case: 'an on-demand shortage (no spot named)',
