@@ -3,6 +3,7 @@
  * backtest's or the AWS SDK's modules. One line per command.
  */
 import type { Command } from './io.ts';
+import { STATUS_HELP } from './live-usage.ts';
 import { BACKTEST_HELP, INVOKE_HELP, POLICY_HELP, switchHelp } from './usage.ts';
 
 export interface CommandEntry {
@@ -223,5 +224,11 @@ AWS_ENDPOINT_URL aims every call at an emulator (npm run local -- --keep). Needs
 cloudformation:DescribeStacks and dynamodb:Query on the table. Exit 2 on bad input and when
 credentials, the stack or its outputs are missing, one line naming the fix.`,
     load: async () => (await import('./decisions.ts')).decisionsCommand,
+  },
+  status: {
+    summary:
+      'status [--target ID]      each deployed target now: mode, switch, capacity, last decision, failover, mix, SLO',
+    help: STATUS_HELP,
+    load: async () => (await import('./status.ts')).statusCommand,
   },
 };

@@ -22,16 +22,12 @@ import {
   PutScalingPolicyCommand as PutGroupPolicyCommand,
   SuspendProcessesCommand,
 } from '@aws-sdk/client-auto-scaling';
-import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEvaluator } from '#functions/evaluate/evaluate.ts';
-import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
-import { awsPorts } from '#functions/evaluate/ports.ts';
-import { createClients } from '#shared/aws/clients.ts';
-import { localConfig } from '#shared/cli/invoke.ts';
-import { captureTelemetry } from '../functions/support.ts';
+import { evaluatorOnStack, stubLiveEnv } from '../live/moto-evaluate.ts';
+import { deployGovernorStack } from '../live/moto-stack.ts';
 import { runCli } from '../support/cli.ts';
 import {
   awsTestConfig,
@@ -41,7 +37,6 @@ import {
   motoGate,
   startMoto,
   TEST_ACCOUNT,
-  TEST_CREDENTIALS,
   TEST_REGION,
 } from '../support/moto.ts';
 
@@ -52,6 +47,7 @@ const NAMES = {
   table: 'governor-live-state',
   killSwitch: '/governor-live/kill-switch',
   policy: '/governor-live/policy',
+  stateMachineArn: `arn:aws:states:${TEST_REGION}:${TEST_ACCOUNT}:stateMachine:governor-live-scale`,
 };
 const VARIANT = {
   ServiceNamespace: 'sagemaker' as const,
@@ -79,52 +75,6 @@ targets:
     onConflictingScaler: suspend
 `;
 
-/** A Governor-shaped stack: the three resources and the outputs the live commands read. */
-const STACK_TEMPLATE = JSON.stringify({
-  Resources: {
-    StateTable: {
-      Type: 'AWS::DynamoDB::Table',
-      Properties: {
-        TableName: NAMES.table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      },
-    },
-    KillSwitchParameter: {
-      Type: 'AWS::SSM::Parameter',
-      Properties: { Name: NAMES.killSwitch, Type: 'String', Value: 'off' },
-    },
-    PolicyParameter: {
-      Type: 'AWS::SSM::Parameter',
-      Properties: { Name: NAMES.policy, Type: 'String', Value: POLICY },
-    },
-  },
-  Outputs: {
-    StateTableName: { Value: { Ref: 'StateTable' } },
-    KillSwitchParameterName: { Value: { Ref: 'KillSwitchParameter' } },
-    PolicyParameterName: { Value: { Ref: 'PolicyParameter' } },
-    ScaleTargetStateMachineArn: {
-      Value: `arn:aws:states:${TEST_REGION}:${TEST_ACCOUNT}:stateMachine:governor-live-scale`,
-    },
-  },
-});
-
-const tick = (id: string, at: number) => ({
-  'detail-type': 'Scheduled Event',
-  source: 'aws.scheduler',
-  account: TEST_ACCOUNT,
-  region: TEST_REGION,
-  id,
-  time: new Date(at).toISOString(),
-});
-
 describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () => {
   let moto: MotoServer;
   let aas: ApplicationAutoScalingClient;
@@ -135,9 +85,7 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
   beforeAll(async () => {
     moto = await startMoto();
     const config = awsTestConfig(moto.endpoint);
-    await new CloudFormationClient(config).send(
-      new CreateStackCommand({ StackName: STACK, TemplateBody: STACK_TEMPLATE }),
-    );
+    await deployGovernorStack(new CloudFormationClient(config), STACK, NAMES, POLICY);
     await createDemoEndpoint(new SageMakerClient(config), 'live-llm', 2);
     aas = new ApplicationAutoScalingClient(config);
     await aas.send(new RegisterScalableTargetCommand({ ...VARIANT, MinCapacity: 1, MaxCapacity: 4 }));
@@ -183,9 +131,7 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
       }),
     );
     ssm = new SSMClient(config);
-    vi.stubEnv('AWS_ENDPOINT_URL', moto.endpoint);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', TEST_CREDENTIALS.accessKeyId);
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', TEST_CREDENTIALS.secretAccessKey);
+    stubLiveEnv(moto.endpoint);
   });
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -193,29 +139,7 @@ describe.skipIf(!gate.available)('live commands on a moto-deployed stack', () =>
   });
 
   /** One tick of the evaluate function against the stack's table and parameters. */
-  const evaluateOnce = (now: number) => {
-    const config = localConfig({
-      AWS_REGION: TEST_REGION,
-      STATE_TABLE_NAME: NAMES.table,
-      POLICY_PARAMETER_NAME: NAMES.policy,
-      KILL_SWITCH_PARAMETER_NAME: NAMES.killSwitch,
-    });
-    const clients = createClients({
-      region: TEST_REGION,
-      endpoint: moto.endpoint,
-      credentials: TEST_CREDENTIALS,
-      maxAttempts: 2,
-    });
-    const ports = awsPorts(clients, NAMES.table);
-    const telemetry = captureTelemetry();
-    const evaluate = createEvaluator({
-      config,
-      ports,
-      telemetry,
-      policy: ssmPolicySource(ports.parameters, NAMES.policy, 60, telemetry),
-    });
-    return evaluate(tick(`live-${now}`, now), now);
-  };
+  const evaluateOnce = (now: number) => evaluatorOnStack(moto.endpoint, NAMES)(now);
 
   const killSwitch = async () =>
     (await ssm.send(new GetParameterCommand({ Name: NAMES.killSwitch }))).Parameter?.Value;

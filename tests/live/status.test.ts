@@ -1,0 +1,90 @@
+/** The status view's pure parts (shared/live/status.ts, status-lines.ts): parts that failed, parts left out. */
+import { describe, expect, it } from 'vitest';
+import { type StatusReads, targetStatus } from '#shared/live/status.ts';
+import { statusLines } from '#shared/live/status-lines.ts';
+import { policyOrThrow } from '#shared/policy/load.ts';
+import { decodeState } from '#shared/state/item.ts';
+
+const now = Date.parse('2025-06-02T12:00:00Z');
+const [target] = policyOrThrow({
+  version: 1,
+  targets: [
+    {
+      id: 'chat-llm',
+      kind: 'sagemaker-variant',
+      region: 'us-east-1',
+      endpointName: 'chat-llm-prod',
+      scaling: { minCapacity: 1, maxCapacity: 10 },
+      signals: [{ metric: 'invocationsPerInstance', target: 84 }],
+    },
+  ],
+}).targets;
+
+const reads = (over: Partial<StatusReads> = {}): StatusReads => ({
+  target: target!,
+  capacity: { ok: true, value: { desired: 2, ready: 2, status: 'InService' } },
+  lastRecord: { ok: true, value: null },
+  state: { ok: true, value: decodeState(undefined) },
+  executions: { ok: true, value: [] },
+  warmPool: null,
+  failover: null,
+  mix: null,
+  ...over,
+});
+
+describe('governor status, one target', () => {
+  it.each([
+    {
+      case: 'a target no evaluation has recorded yet',
+      over: {},
+      switchValue: 'off',
+      lines: [
+        'chat-llm: endpoint chat-llm-prod, variant AllTraffic (us-east-1)',
+        '  mode           unknown: no decision recorded yet',
+        '  kill switch    off',
+        '  capacity       2 serving, 2 desired (InService)',
+        '  last decision  none recorded yet',
+        '  in flight      no execution running',
+      ],
+    },
+    {
+      case: 'reads that failed, each on its own line; a missing switch counts as on',
+      over: {
+        capacity: { ok: false, problem: 'AccessDeniedException: no' },
+        lastRecord: { ok: false, problem: 'ProvisionedThroughputExceededException: slow down' },
+        executions: null,
+        state: { ok: false, problem: 'Error: boom' },
+      },
+      switchValue: null,
+      lines: [
+        'chat-llm: endpoint chat-llm-prod, variant AllTraffic (us-east-1)',
+        '  mode           unknown: no decision recorded yet',
+        '  kill switch    missing (counts as on)',
+        '  capacity       cannot read: AccessDeniedException: no',
+        '  last decision  cannot read: ProvisionedThroughputExceededException: slow down',
+        '  in flight      no scale-target state machine in this stack',
+        '  problem        state item: Error: boom',
+      ],
+    },
+  ])('$case', ({ over, switchValue, lines }) => {
+    expect(statusLines(targetStatus(reads(over as Partial<StatusReads>), switchValue, now))).toEqual(lines);
+  });
+
+  it('shows the pending change beside the running executions', () => {
+    const state = decodeState({
+      version: 3,
+      pending: { decisionId: 'd-1', desiredCapacity: 6, previousCapacity: 2, at: now - 30_000 },
+    });
+    const status = targetStatus(
+      reads({
+        state: { ok: true, value: state },
+        executions: { ok: true, value: [{ name: 'd-1', startedAt: now - 29_000 }] },
+      }),
+      'off',
+      now,
+    );
+    expect(statusLines(status)).toContain(
+      '  in flight      1 running: d-1 (since 2025-06-02 11:59:31Z); pending d-1 to 6 since 2025-06-02 11:59:30Z',
+    );
+  });
+});
