@@ -39,7 +39,9 @@ export const OPTIONS = {
   'interruption-band': { type: 'string' },
   'interruption-scale': { type: 'string' },
   committed: { type: 'string' },
+  'committed-price': { type: 'string' },
   'spot-seed': { type: 'string' },
+  'zone-wide': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;

@@ -1,7 +1,7 @@
 import { OutageError, parseOutage } from '../backtest/failover/outage.ts';
 import { runFailoverBacktest } from '../backtest/failover/run.ts';
 import { formatFailoverTable, toFailoverJson } from '../backtest/failover/table.ts';
-import { DEFAULT_SPOT, runMixBacktest, type SpotOptions } from '../backtest/mix/run.ts';
+import { DEFAULT_SPOT, MixInputError, runMixBacktest, type SpotOptions } from '../backtest/mix/run.ts';
 import { formatMixTable, toMixJson } from '../backtest/mix/table.ts';
 import { progressBar } from '../backtest/progress.ts';
 import { TraceError } from '../backtest/trace.ts';
@@ -80,7 +80,9 @@ export const SPOT_ONLY = [
   'interruption-band',
   'interruption-scale',
   'committed',
+  'committed-price',
   'spot-seed',
+  'zone-wide',
 ] as const;
 
 function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
@@ -90,14 +92,23 @@ function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
       `--interruption-band must be one of ${INTERRUPTION_BANDS.join(' ')} (a Spot Instance Advisor band), got "${band}"`,
     );
   if (target.capacityMix) {
-    for (const flag of ['spot-price', 'committed'] as const)
-      if (values[flag] !== undefined)
+    for (const flag of ['spot-price', 'committed', 'committed-price'] as const)
+      if (values[flag] !== undefined && !(flag === 'committed' && values[flag] === 'auto'))
         throw new UsageError(
           `--${flag} applies to the reference mix only; ${target.id} has a capacityMix with its own prices and commitment: drop --${flag} or edit the policy`,
         );
     if (!target.capacityMix.spot)
       throw new UsageError(
         `--spot needs a target that may run spot; ${target.id}'s capacityMix has no spot section: add one, or pick another --target`,
+      );
+  }
+  if (values.committed === 'auto') {
+    const rate = target.capacityMix ? target.capacityMix.committed.usdPerHour : values['committed-price'];
+    if (rate === undefined)
+      throw new UsageError(
+        target.capacityMix
+          ? `--committed auto needs the committed rate: set ${target.id}'s capacityMix.committed.usdPerHour (what one committed instance costs an hour)`
+          : '--committed auto needs the committed rate: add --committed-price USD (what one committed instance costs an hour, e.g. a 3-year Savings Plan rate)',
       );
   }
   const d = DEFAULT_SPOT;
@@ -110,8 +121,13 @@ function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
       d.interruptionScale,
       0,
     ),
-    committed: wholeOption('committed', values.committed, d.committed, 0),
+    committed: values.committed === 'auto' ? 'auto' : wholeOption('committed', values.committed, 0, 0),
+    committedUsdPerHour:
+      values['committed-price'] === undefined
+        ? null
+        : numberOption('committed-price', values['committed-price'], 0, 0.0001),
     seed: wholeOption('spot-seed', values['spot-seed'], d.seed, 0),
+    zoneWide: numberOption('zone-wide', values['zone-wide'], d.zoneWide, 0, 1),
   };
 }
 
@@ -135,7 +151,7 @@ export async function spotCommand(values: Values, io: CliIo): Promise<number> {
   try {
     result = runMixBacktest({ trace, target, options, spot, onProgress: bar?.update });
   } catch (error) {
-    if (error instanceof TraceError) throw new UsageError(error.message);
+    if (error instanceof TraceError || error instanceof MixInputError) throw new UsageError(error.message);
     throw error;
   } finally {
     bar?.done();

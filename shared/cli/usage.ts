@@ -33,14 +33,19 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
                             day); every failover strategy side by side (docs/failover.md)
   --warm-floor N            with --outage: the warm standby's floor (default: the policy's, >= 1)
   --spot                    capacity mix instead: spot and on-demand under reclaim events, Governor
-                            with its mix planner against all on-demand, target tracking 70/30 and
-                            the oracle's cheapest mix (docs/capacity-mix.md)
+                            with its mix planner against all on-demand, SpotHedge, target tracking
+                            70/30 and the oracle's cheapest mix (docs/capacity-mix.md)
   --spot-price F            with --spot and no capacityMix: spot at F x on-demand (default 0.35)
   --interruption-band B     with --spot: every pool's Spot Instance Advisor band, <5% 5-10% 10-15%
                             15-20% >20% (default: the policy's, else >20%)
   --interruption-scale X    with --spot: X times the bands' interruption rate (default 1)
-  --committed N             with --spot and no capacityMix: N committed instances (default 0)
+  --committed N|auto        with --spot: N committed instances (no capacityMix only; default 0), or
+                            auto: what governor commit plans on this trace's all on-demand fleet
+  --committed-price USD     with --spot and no capacityMix: one committed instance's rate per hour
+                            (default: the on-demand price; auto needs it)
   --spot-seed N             with --spot: seed of the reclaim events (default 1)
+  --zone-wide W             with --spot: share 0-1 of the hazard that comes as zone-wide reclaims,
+                            every pool at once (default 0: pool by pool)
   --json FILE               write the machine-readable result (every mode)
   --html FILE               write the self-contained HTML report (the default backtest only: not
                             with --outage or --spot, which write --json)

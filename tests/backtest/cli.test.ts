@@ -222,11 +222,44 @@ describe('backtest --spot', () => {
     for (const name of [
       'governor + mix',
       'governor, all on-demand',
+      'SpotHedge (governor capacity)',
       'target tracking 70/30',
       'oracle (cheapest mix)',
     ])
       expect(out).toContain(name);
     expect(out).toContain('interruption rate x3, seed 1');
+    expect(out).toContain('commitment: none');
+    expect(out).not.toContain('governor, committed + on-demand');
+  });
+
+  it('--committed auto plans the commitment on the all on-demand fleet and bills it where it belongs', async () => {
+    const { code, out } = await backtest([
+      '--trace',
+      'ok.csv',
+      '--spot',
+      '--committed',
+      'auto',
+      '--committed-price',
+      '0.5',
+      '--zone-wide',
+      '0.5',
+      '--json',
+      'auto.json',
+    ]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/commitment: \d+ instances at 0\.50 USD\/h, planned .* in-sample/);
+    expect(out).toContain('50 % of it zone-wide');
+    const report = JSON.parse(readFileSync(join(dir, 'auto.json'), 'utf8'));
+    const c = report.spot.commitment;
+    expect(c.chosen).toBe('planned');
+    expect(c.instances).toBe(c.plan.instances);
+    expect(c.instances).toBeGreaterThan(0);
+    const row = (name: string) => report.runs.find((r: { name: string }) => r.name === name);
+    expect(row('governor, all on-demand').committedUsd).toBe(0);
+    expect(row('target tracking, all on-demand').committedUsd).toBe(0);
+    // 90 minutes of c committed instances at 0.50 an hour.
+    expect(row('governor, committed + on-demand').committedUsd).toBeCloseTo(c.instances * 0.5 * 1.5, 6);
+    expect(row('governor + mix').committedUsd).toBeCloseTo(c.instances * 0.5 * 1.5, 6);
   });
 
   it.each([
@@ -237,6 +270,10 @@ describe('backtest --spot', () => {
     ],
     [['--spot', '--html', 'r.html'], '--html does not apply to --spot'],
     [['--spot', '--spot-price', '2'], '--spot-price'],
+    [['--spot', '--committed', 'auto'], '--committed auto needs the committed rate: add --committed-price USD'],
+    [['--spot', '--committed', 'some'], '--committed'],
+    [['--spot', '--zone-wide', '2'], '--zone-wide must be a number from 0 to 1, got "2"'],
+    [['--zone-wide', '0.5'], '--zone-wide needs --spot'],
   ])('refuses %j in one line', async (args, message) => {
     const { code, err } = await backtest(['--trace', 'ok.csv', ...args]);
     expect(code).toBe(2);

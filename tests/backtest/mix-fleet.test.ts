@@ -72,6 +72,50 @@ describe('the simulated group', () => {
   });
 });
 
+describe("SpotHedge's group (fleet.hedgeTo)", () => {
+  const hedge = { base: 2, extra: 2, pools: [0, 1, 2] };
+
+  it('keeps the base on-demand and the rest of the target plus the extra on spot, spread evenly', () => {
+    const f = fleet();
+    expect(f.hedgeTo(10, hedge, 0, never)).toEqual({ failedSpot: 0 });
+    expect(f.onDemand.total).toBe(2);
+    expect(f.spot.map((p) => p.total)).toEqual([4, 3, 3]);
+  });
+
+  it('falls back to on-demand for the spot it cannot get, and leaves once ready spot covers the target', () => {
+    const f = fleet();
+    expect(f.hedgeTo(10, hedge, 0, () => true)).toEqual({ failedSpot: 10 });
+    expect(f.onDemand.total).toBe(10);
+    f.promote(8);
+    f.hedgeTo(10, hedge, 8, never); // the pools are back: spot starts, the fallback stays until it serves
+    expect(f.spotTotal).toBe(10);
+    expect(f.onDemand.total).toBe(10);
+    f.promote(16);
+    f.hedgeTo(10, hedge, 16, never);
+    expect(f.onDemand.total).toBe(2);
+    expect(f.ready).toBe(12);
+  });
+
+  it('replaces a reclaimed spot instance on spot at once, covered by the extra meanwhile', () => {
+    const f = fleet(true);
+    f.hedgeTo(10, hedge, 0, never);
+    f.promote(8);
+    f.warn(0, 2, 10, 2);
+    f.hedgeTo(10, hedge, 10, (p) => p === 0);
+    expect(f.spot.map((p) => p.total)).toEqual([2, 4, 4]);
+    f.promote(12); // the warned two are gone; 10 of 12 still serve: the target holds
+    expect(f.ready).toBe(10);
+    expect(f.onDemand.total).toBe(2);
+  });
+
+  it('runs all on-demand when no pool may take spot', () => {
+    const f = fleet();
+    f.hedgeTo(5, { base: 0, extra: 2, pools: [] }, 0, never);
+    expect(f.onDemand.total).toBe(5);
+    expect(f.spotTotal).toBe(0);
+  });
+});
+
 describe('the spot weather', () => {
   it('is the same for one seed and differs between seeds', () => {
     const a = drawWeather(['>20%', '>20%', '>20%'], 200_000, 7, 10);
@@ -91,6 +135,27 @@ describe('the spot weather', () => {
     const taken = [...w.events.values()].flat().reduce((s, e) => s + reclaimedOf(100, e), 0);
     expect(taken / (100 * w.count)).toBeGreaterThan(0.45);
     expect(taken / (100 * w.count)).toBeLessThan(0.55);
+  });
+
+  it('draws the pool-by-pool weather unchanged when nothing is zone-wide', () => {
+    const a = drawWeather(['>20%', '5-10%'], 300_000, 5, 10);
+    const b = drawWeather(['>20%', '5-10%'], 300_000, 5, 10, 0);
+    expect([...b.events.entries()]).toEqual([...a.events.entries()]);
+  });
+
+  it('zone-wide: every pool reclaimed and dry at once, each pool keeping its hazard', () => {
+    const minutes = 3_000_000;
+    const bands = ['>20%', '>20%', '>20%'] as const;
+    const w = drawWeather([...bands], minutes, 11, 10, 1);
+    for (const [minute, events] of w.events) {
+      expect(events.map((e) => e.pool)).toEqual([0, 1, 2]);
+      for (const pool of [0, 1, 2]) expect(w.dryUntil(pool, minute)).toBe(minute + 60);
+    }
+    const perPool = (minutes * hazardPerMinute('>20%', 10)) / RECLAIM_SHARE;
+    expect(Math.abs(w.count / 3 - perPool) / perPool).toBeLessThan(0.1);
+    const half = drawWeather([...bands], minutes, 11, 10, 0.5);
+    expect(Math.abs(half.count / 3 - perPool) / perPool).toBeLessThan(0.1);
+    expect(() => drawWeather([...bands], 10, 1, 1, 1.5)).toThrow(/zoneWide must be within 0..1/);
   });
 
   it('runs a pool dry for an hour after a reclaim', () => {

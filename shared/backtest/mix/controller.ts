@@ -10,7 +10,6 @@
  */
 
 import { effectiveLead } from '../../floors/lead-time.ts';
-import { forecast } from '../../forecast/forecast.ts';
 import type { SpotEvent } from '../../interruptions/events.ts';
 import { handleSpotBatch } from '../../interruptions/handle.ts';
 import { availabilityAt, type SpotState } from '../../interruptions/state.ts';
@@ -28,6 +27,7 @@ import {
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';
 import { ScaleOutClock } from '../policies/lead-clock.ts';
+import { DIRECT_FITS, type LookaheadFits } from '../policies/lookahead.ts';
 import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
 
 /** The mix function's schedule in the template: every 5 minutes. */
@@ -42,6 +42,8 @@ export interface MixControllerOptions {
   forecastLeadMinutes: number;
   /** Requests per minute one instance serves at the SLO (trace units): forecast to instances. */
   instanceCapacity: number;
+  /** How forecasts are fitted (default: directly; the mix backtest shares a memo across its rows). */
+  fits?: LookaheadFits;
 }
 
 export class MixController {
@@ -199,7 +201,7 @@ export class MixController {
       Math.ceil(
         (this.#policy.mix.horizonHours * 60 + this.#policy.replacementLeadMinutes + REFIT_EVERY_MINUTES) / 5,
       ) * 5;
-    const result = forecast(history, {
+    const result = (this.#o.fits ?? DIRECT_FITS).forecast(history, {
       stepMinutes: 1,
       origin: count,
       horizonMinutes: horizon,

@@ -184,6 +184,37 @@ export class MixFleet {
     return { failedSpot: deficit };
   }
 
+  /**
+   * SpotHedge's move (spothedge.ts): `base` on-demand always (SkyServe's
+   * base_ondemand_fallback_replicas), and the rest of `target` plus `extra` on spot, spread over
+   * the listed pools that have capacity, fewest first; on-demand above the base only for what spot
+   * cannot give. It launches when the spot the group has, ready or starting, falls short, and
+   * leaves once ready spot covers the rest (a fallback goes when its replacement serves).
+   */
+  hedgeTo(
+    target: number,
+    hedge: { base: number; extra: number; pools: readonly number[] },
+    minute: number,
+    dry: (pool: number) => boolean,
+  ): LaunchOutcome {
+    const base = Math.min(hedge.base, target);
+    const wantSpot = hedge.pools.length > 0 ? target - base + hedge.extra : 0;
+    if (this.spotTotal > wantSpot) this.#removeSpot(this.spotTotal - wantSpot);
+    let deficit = wantSpot - this.spotTotal;
+    const open = hedge.pools.filter((p) => !dry(p));
+    for (; deficit > 0 && open.length > 0; deficit--) {
+      const pool = open.reduce((a, b) => (this.spot[b]!.total < this.spot[a]!.total ? b : a));
+      this.spot[pool]!.add(1, minute + this.#coldStart);
+    }
+    let spotReady = 0;
+    for (const p of this.spot) spotReady += p.ready;
+    const launch = Math.max(base, target - this.spotTotal) - this.onDemand.total;
+    if (launch > 0) this.onDemand.add(launch, minute + this.#coldStart);
+    const keep = base + Math.max(0, target - base - spotReady);
+    if (this.onDemand.total > keep) this.onDemand.remove(this.onDemand.total - keep);
+    return { failedSpot: deficit };
+  }
+
   /** Removes up to n spot instances, from the largest pool first. */
   #removeSpot(n: number): number {
     let left = n;

@@ -10,6 +10,14 @@
  * RECLAIM_SHARE, at a rate of lambda / RECLAIM_SHARE per minute, which keeps an instance's
  * hazard at lambda. After an event the pool runs dry for DRY_MINUTES: no spot launch succeeds in
  * it. `scale` multiplies lambda (10: ten times the band's rate).
+ *
+ * Zone-wide reclaims. The pools of a group share its Availability Zone (capacity pools are keyed
+ * by instance type and zone, and a shortage in a zone tends to reach every type there at once).
+ * With `zoneWide` = w, a share w of the hazard comes as zone events instead: each takes
+ * RECLAIM_SHARE of every pool's spot at once and dries them all, at w times the pools' mean event
+ * rate; each pool's own events keep (1 - w) of its rate. A pool's hazard is unchanged when the
+ * bands are equal; what changes is that losses arrive together. w = 0 draws exactly the weather of
+ * the pool-by-pool model.
  */
 import { INTERRUPTION_BANDS, type InterruptionBand } from '../../policy/capacity-mix-schema.ts';
 import { mulberry32 } from '../noise.ts';
@@ -58,20 +66,25 @@ export function drawWeather(
   minutes: number,
   seed: number,
   scale = 1,
+  zoneWide = 0,
 ): SpotWeather {
+  if (!(zoneWide >= 0 && zoneWide <= 1)) throw new RangeError(`zoneWide must be within 0..1, got ${zoneWide}`);
   const random = mulberry32(seed);
   const events = new Map<number, ReclaimEvent[]>();
   const byPool: number[][] = bands.map(() => []);
+  const rates = bands.map((band) => Math.min(1, hazardPerMinute(band, scale) / RECLAIM_SHARE));
+  const zoneRate = rates.length > 0 ? (zoneWide * rates.reduce((a, b) => a + b, 0)) / rates.length : 0;
   let count = 0;
+  const add = (m: number, pool: number) => {
+    const event = { minute: m, pool, seed: Math.floor(random() * 2 ** 31) };
+    events.set(m, [...(events.get(m) ?? []), event]);
+    if (byPool[pool]!.at(-1) !== m) byPool[pool]!.push(m);
+    count++;
+  };
   for (let m = 0; m < minutes; m++) {
-    bands.forEach((band, pool) => {
-      const rate = Math.min(1, hazardPerMinute(band, scale) / RECLAIM_SHARE);
-      if (random() >= rate) return;
-      const event = { minute: m, pool, seed: Math.floor(random() * 2 ** 31) };
-      events.set(m, [...(events.get(m) ?? []), event]);
-      byPool[pool]!.push(m);
-      count++;
-    });
+    for (let pool = 0; pool < bands.length; pool++)
+      if (random() < rates[pool]! * (1 - zoneWide)) add(m, pool);
+    if (zoneWide > 0 && random() < zoneRate) for (let pool = 0; pool < bands.length; pool++) add(m, pool);
   }
   return {
     events,

@@ -14,18 +14,20 @@
  * unless asked.
  */
 import { minOf } from '../../arrays/extent.ts';
+import { type CommitPlan, hourlyUsage, planCommitment } from '../../commit/plan.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { type MixPolicy, replacementLeadMinutes } from '../../mix/types.ts';
 import { committedUsdPerHour } from '../../policy/capacity-mix-rules.ts';
 import { CapacityMixSchema, type InterruptionBand } from '../../policy/capacity-mix-schema.ts';
 import type { TargetPolicy } from '../../policy/schema.ts';
 import { buildPolicies } from '../policies/index.ts';
+import { type LookaheadFits, lookaheadMemo } from '../policies/lookahead.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from '../scenario.ts';
 import type { Trace } from '../trace.ts';
-import { MixController } from './controller.ts';
-import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
+import { ALL_ON_DEMAND } from './fleet.ts';
 import { drawWeather } from './hazard.ts';
 import { type MixPricing, type MixRunSummary, type MixStrategy, simulateMix } from './simulate.ts';
+import { MIX_BASELINE, mixStrategies } from './strategies.ts';
 
 export interface SpotOptions {
   /** Spot price as a fraction of on-demand for the reference mix (default 0.35). */
@@ -34,10 +36,18 @@ export interface SpotOptions {
   band: InterruptionBand | null;
   /** Multiplies every pool's interruption hazard (default 1). */
   interruptionScale: number;
-  /** Committed instances of the reference mix (default 0). */
-  committed: number;
+  /**
+   * Committed instances (default 0): of the reference mix, or in place of the policy's
+   * capacityMix.committed.instances; 'auto' takes the commitment planner's number
+   * (shared/commit/plan.ts) on the fleet of "governor, all on-demand" over this trace.
+   */
+  committed: number | 'auto';
+  /** The reference mix's committed rate, USD per instance-hour (default: the on-demand price). */
+  committedUsdPerHour: number | null;
   /** Seed of the spot weather (default 1). */
   seed: number;
+  /** Share of the hazard that comes as zone-wide reclaims of every pool at once (hazard.ts; default 0). */
+  zoneWide: number;
 }
 
 export const DEFAULT_SPOT: SpotOptions = {
@@ -45,25 +55,35 @@ export const DEFAULT_SPOT: SpotOptions = {
   band: null,
   interruptionScale: 1,
   committed: 0,
+  committedUsdPerHour: null,
   seed: 1,
+  zoneWide: 0,
 };
 const REFERENCE_BAND: InterruptionBand = '>20%';
-/** A target without a forecast section plans over the schema's default lead (as the governor policy does). */
-const DEFAULT_FORECAST_LEAD_MINUTES = 10;
-/** The fixed split of the baseline: 70 % on-demand, 30 % spot. */
-export const FIXED_SPLIT_ON_DEMAND_PERCENT = 70;
 
 export interface MixBacktestInput {
   trace: Trace;
   target: TargetPolicy;
   options: ScenarioOptions;
   spot: SpotOptions;
+  /**
+   * Forecasts and noise fits, shared by every Governor row (they depend on the trace's delivered
+   * requests only): default, a memo for this run; pass one to share it across runs of one trace.
+   */
+  fits?: LookaheadFits;
   onProgress?: (strategy: string, done: number) => void;
 }
 
 export interface MixBacktestResult {
   trace: { name: string; minutes: number };
   spot: SpotOptions & {
+    /** The commitment every row with one bills: how many, at what rate, and how it was chosen. */
+    commitment: {
+      instances: number;
+      usdPerHour: number;
+      chosen: 'given' | 'planned';
+      plan: CommitPlan | null;
+    };
     reclaimEvents: number;
     pools: { instanceType: string; band: string; spotUsdPerHour: number }[];
   };
@@ -75,13 +95,14 @@ export interface MixBacktestResult {
 export function mixPolicyFor(
   target: TargetPolicy,
   options: ScenarioOptions,
-  spot: SpotOptions,
+  spot: SpotOptions & { committed: number },
   maxCapacity: number,
 ): MixPolicy {
   const band = spot.band ?? REFERENCE_BAND;
   const price = options.pricePerInstanceHour;
+  const own = target.capacityMix;
   const mix =
-    target.capacityMix ??
+    (own && { ...own, committed: { ...own.committed, instances: spot.committed } }) ??
     CapacityMixSchema.parse({
       pools: ['pool-a.2xlarge', 'pool-b.2xlarge', 'pool-c.2xlarge'].map((instanceType) => ({
         instanceType,
@@ -90,7 +111,13 @@ export function mixPolicyFor(
         interruption: band,
       })),
       committed:
-        spot.committed > 0 ? { instances: spot.committed, instanceType: 'pool-a.2xlarge' } : { instances: 0 },
+        spot.committed > 0
+          ? {
+              instances: spot.committed,
+              instanceType: 'pool-a.2xlarge',
+              ...(spot.committedUsdPerHour !== null && { usdPerHour: spot.committedUsdPerHour }),
+            }
+          : { instances: 0 },
       spot: { maxPercent: 70, maxInterruption: band },
     });
   const pools = spot.band ? mix.pools.map((p) => ({ ...p, interruption: band })) : mix.pools;
@@ -165,72 +192,88 @@ function oracleRun(
   };
 }
 
+export class MixInputError extends Error {
+  override name = 'MixInputError';
+}
+
+/** The committed rate of the run, USD per instance-hour; null when nothing says one. */
+function committedRate(target: TargetPolicy, spot: SpotOptions, onDemand: number): number | null {
+  const own = target.capacityMix?.committed;
+  if (own) return own.usdPerHour ?? null;
+  return spot.committedUsdPerHour ?? (spot.committed === 'auto' ? null : onDemand);
+}
+
 export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
   const { trace, target, options, spot } = input;
   const workload = buildWorkload(trace, options);
   const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
-  const policy = mixPolicyFor(target, options, spot, scenario.maxCapacity);
-  const pricing = pricingOf(policy);
+  const unplanned = mixPolicyFor(target, options, { ...spot, committed: 0 }, scenario.maxCapacity);
   const n = workload.work.length;
   const weather = drawWeather(
-    policy.mix.pools.map((x) => x.interruption ?? REFERENCE_BAND),
+    unplanned.mix.pools.map((x) => x.interruption ?? REFERENCE_BAND),
     n,
     spot.seed,
     spot.interruptionScale,
+    spot.zoneWide,
   );
+  const fits = input.fits ?? lookaheadMemo();
   const fresh = (name: string) => {
-    const found = buildPolicies({ scenario, work: workload.work }, target).find((p) => p.name === name);
+    const found = buildPolicies({ scenario, work: workload.work, fits }, target).find((p) => p.name === name);
     if (!found) throw new Error(`no ${name} policy for ${target.id}`);
     return found;
   };
-  const eligible = spotPools(policy).map((x) => policy.mix.pools.indexOf(x));
-  const fixedSplit: GroupMix = {
-    onDemandBase: 0,
-    onDemandPercentAboveBase: FIXED_SPLIT_ON_DEMAND_PERCENT,
-    spotPools: eligible,
-  };
-  const strategies: MixStrategy[] = [
-    {
-      name: 'governor + mix',
-      capacity: fresh('governor'),
-      controller: new MixController({
-        policy,
-        instanceCapacity: scenario.mu,
-        forecastLeadMinutes: target.forecast?.leadTimeMinutes ?? DEFAULT_FORECAST_LEAD_MINUTES,
-      }),
-      fixedMix: ALL_ON_DEMAND,
-      detachOnWarning: true,
-    },
-    {
-      name: 'governor, all on-demand',
-      capacity: fresh('governor'),
-      fixedMix: ALL_ON_DEMAND,
-      detachOnWarning: true,
-    },
-    {
-      name: 'target tracking 70/30',
-      capacity: fresh('aws-target-tracking'),
-      fixedMix: fixedSplit,
-      detachOnWarning: false,
-    },
-    {
-      name: 'target tracking, all on-demand',
-      capacity: fresh('aws-target-tracking'),
-      fixedMix: ALL_ON_DEMAND,
-      detachOnWarning: false,
-    },
-  ];
-  const runs = strategies.map((s, i) => {
-    input.onProgress?.(s.name, i / strategies.length);
+  let done = 0;
+  let total = 6;
+  const simulate = (s: MixStrategy, pricing: MixPricing, fleetOut?: Float64Array) => {
+    const at = done++;
+    input.onProgress?.(s.name, at / total);
     return simulateMix(s, {
       scenario,
       workload,
       weather,
       pricing,
-      onProgress:
-        input.onProgress && ((done) => input.onProgress!(s.name, (i + done / n) / strategies.length)),
+      ...(fleetOut && { fleetOut }),
+      onProgress: input.onProgress && ((m) => input.onProgress!(s.name, (at + m / n) / total)),
     });
-  });
+  };
+  // Governor all on-demand first: its fleet is what a planned commitment is sized on.
+  const fleet = new Float64Array(n);
+  const onDemandRun = simulate(
+    {
+      name: MIX_BASELINE,
+      capacity: fresh('governor'),
+      fixedMix: ALL_ON_DEMAND,
+      detachOnWarning: true,
+      committed: false,
+    },
+    pricingOf(unplanned),
+    fleet,
+  );
+  const onDemandRate = pricingOf(unplanned).onDemandUsdPerHour;
+  const rate = committedRate(target, spot, onDemandRate);
+  let plan: CommitPlan | null = null;
+  let instances = target.capacityMix?.committed.instances ?? (spot.committed === 'auto' ? 0 : spot.committed);
+  if (spot.committed === 'auto') {
+    if (rate === null)
+      throw new MixInputError(
+        target.capacityMix
+          ? `--committed auto needs the committed rate: set ${target.id}'s capacityMix.committed.usdPerHour`
+          : '--committed auto needs the committed rate: add --committed-price USD (one committed instance, USD per hour)',
+      );
+    plan = planCommitment(hourlyUsage(fleet), onDemandRate, { term: 'planned', usdPerHour: rate });
+    instances = plan.instances;
+  }
+  const policy = mixPolicyFor(
+    target,
+    options,
+    { ...spot, committed: instances, committedUsdPerHour: rate },
+    scenario.maxCapacity,
+  );
+  const pricing = pricingOf(policy);
+  const eligible = spotPools(policy).map((x) => policy.mix.pools.indexOf(x));
+  const strategies = mixStrategies({ policy, eligible, fresh, scenario, target, committed: instances, fits });
+  total = strategies.length;
+  const runs = strategies.map((s) => (s.name === MIX_BASELINE ? onDemandRun : simulate(s, pricing)));
   const requests = workload.requests.reduce((a, b) => a + b, 0);
   runs.push(
     oracleRun(
@@ -244,6 +287,12 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     trace: { name: trace.name, minutes: n },
     spot: {
       ...spot,
+      commitment: {
+        instances,
+        usdPerHour: pricing.committedUsdPerHour || (rate ?? onDemandRate),
+        chosen: plan ? 'planned' : 'given',
+        plan,
+      },
       reclaimEvents: weather.count,
       pools: policy.mix.pools.map((x) => ({
         instanceType: x.instanceType,

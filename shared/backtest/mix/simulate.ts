@@ -38,6 +38,10 @@ export interface MixStrategy {
   fixedMix: GroupMix;
   /** Warned instances are detached at once (their replacement starts at the warning). */
   detachOnWarning: boolean;
+  /** SpotHedge instead of a MixedInstancesPolicy (spothedge.ts): extra spot over `pools`, on-demand fallback. */
+  hedge?: { base: number; extra: number; pools: readonly number[] };
+  /** Bills the pricing's committed base (default true; false: every instance on demand). */
+  committed?: boolean;
 }
 
 export interface MixRunSummary {
@@ -66,13 +70,28 @@ export interface MixSimulationInput {
   workload: Workload;
   weather: SpotWeather;
   pricing: MixPricing;
+  /** When given, filled with each minute's billed instances (running and starting). */
+  fleetOut?: Float64Array;
   onProgress?: (minutesDone: number) => void;
 }
 
 const PROGRESS_EVERY = 4096;
 
+/**
+ * The fleet as the capacity policy reads it. SpotHedge's extra spot is beyond what its
+ * autoscaler asked for and unknown to it (SkyServe sizes from load alone), so the policy sees at
+ * most the capacity it last decided; every other strategy sees the group as it is.
+ */
+function shownFleet(fleet: MixFleet, strategy: MixStrategy, lastDesired: number) {
+  const { ready, pending } = fleet;
+  if (!strategy.hedge || lastDesired < 0) return { ready, pending };
+  const shown = Math.min(ready, lastDesired);
+  return { ready: shown, pending: Math.min(pending, lastDesired - shown) };
+}
+
 export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): MixRunSummary {
-  const { scenario, workload, weather, pricing } = input;
+  const { scenario, workload, weather } = input;
+  const pricing = strategy.committed === false ? { ...input.pricing, committedInstances: 0 } : input.pricing;
   const policy = strategy.capacity;
   const n = workload.work.length;
   const fleet = new MixFleet({
@@ -106,7 +125,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
       if (taken > 0) controller?.warned(taken, m);
     }
     feed.advanceTo(m);
-    const view = { now: m * 60_000, ready: fleet.ready, pending: fleet.pending, warmIdle: 0, metrics: feed };
+    const view = { now: m * 60_000, ...shownFleet(fleet, strategy, lastDesired), warmIdle: 0, metrics: feed };
     controller?.update(feed, m);
     const wanted = Math.max(policy.decide(view, m), controller?.floorAt(m) ?? 0);
     const desired = Math.min(scenario.maxCapacity, Math.max(scenario.minCapacity, wanted));
@@ -115,7 +134,9 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     lastDesired = desired;
     const mix = controller?.groupMix() ?? strategy.fixedMix;
     const dry = (pool: number) => weather.dryUntil(pool, m) > m;
-    const { failedSpot } = fleet.scaleTo(desired, mix, m, dry);
+    const { failedSpot } = strategy.hedge
+      ? fleet.hedgeTo(desired, strategy.hedge, m, dry)
+      : fleet.scaleTo(desired, mix, m, dry);
     if (failedSpot > 0) {
       t.failed += failedSpot;
       controller?.launchFailed(m);
@@ -130,6 +151,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
       t.spot += running * pricing.spotUsdPerHour[pool]!;
     });
     t.spotMinutes += spotRunning;
+    if (input.fleetOut) input.fleetOut[m] = spotRunning + fleet.onDemand.total;
     t.runningMinutes += spotRunning + fleet.onDemand.total;
     // Serve the minute.
     const ready = fleet.ready;

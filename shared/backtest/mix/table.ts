@@ -6,14 +6,14 @@ import { type Column as ColumnOf, renderColumns } from '../columns.ts';
 import { DRY_MINUTES, NOTICE_MINUTES, RECLAIM_SHARE } from './hazard.ts';
 import type { MixBacktestResult } from './run.ts';
 import type { MixRunSummary } from './simulate.ts';
+import { MIX_BASELINE } from './strategies.ts';
 
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const one = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const two = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const three = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
-/** The all on-demand Governor run every saving is measured from. */
-export const MIX_BASELINE = 'governor, all on-demand';
+export { MIX_BASELINE };
 
 type Row = MixRunSummary & { vsBaseline: number };
 type Column = ColumnOf<Row>;
@@ -50,11 +50,21 @@ export function formatMixTable(r: MixBacktestResult): string {
     .join(', ');
   return [
     `trace ${r.trace.name}: ${whole.format(r.trace.minutes)} minutes; on-demand ${two.format(r.onDemandUsdPerHour)} USD per instance-hour`,
-    `spot pools: ${pools}; interruption rate x${spot.interruptionScale}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
+    `spot pools: ${pools}; interruption rate x${spot.interruptionScale}${spot.zoneWide > 0 ? `, ${whole.format(100 * spot.zoneWide)} % of it zone-wide (every pool at once)` : ''}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
+    commitmentLine(r),
     'reclaimed: spot instances warned; spot short: instance-minutes the group could not launch spot for want of capacity; breaker: times Governor moved to on-demand',
     '',
     ...renderColumns(COLUMNS, mixRows(r)),
   ].join('\n');
+}
+
+function commitmentLine(r: MixBacktestResult): string {
+  const c = r.spot.commitment;
+  const rows = 'every governor row bills it but "governor, all on-demand"; SpotHedge keeps it on-demand as its base; target tracking runs without';
+  if (c.plan)
+    return `commitment: ${whole.format(c.instances)} instances at ${two.format(c.usdPerHour)} USD/h, planned (governor commit's model) on the fleet of "governor, all on-demand" over this same trace, so in-sample: it would have used ${whole.format(100 * c.plan.utilization)} % of its hours and saved ${one.format(100 * c.plan.saving)} % of that fleet's cost; ${rows}`;
+  if (c.instances === 0) return 'commitment: none';
+  return `commitment: ${whole.format(c.instances)} instances at ${two.format(c.usdPerHour)} USD/h; ${rows}`;
 }
 
 export function toMixJson(r: MixBacktestResult): object {
