@@ -3,7 +3,7 @@
  * backtest's or the AWS SDK's modules. One line per command.
  */
 import type { Command } from './io.ts';
-import { STATUS_HELP } from './live-usage.ts';
+import { SHADOW_REPORT_HELP, STATUS_HELP } from './live-usage.ts';
 import { BACKTEST_HELP, INVOKE_HELP, POLICY_HELP, switchHelp } from './usage.ts';
 
 export interface CommandEntry {
@@ -230,5 +230,11 @@ credentials, the stack or its outputs are missing, one line naming the fix.`,
       'status [--target ID]      each deployed target now: mode, switch, capacity, last decision, failover, mix, SLO',
     help: STATUS_HELP,
     load: async () => (await import('./status.ts')).statusCommand,
+  },
+  'shadow-report': {
+    summary:
+      'shadow-report --target ID shadow decisions against what the fleet ran: cost, short and long minutes',
+    help: SHADOW_REPORT_HELP,
+    load: async () => (await import('./shadow-report.ts')).shadowReportCommand,
   },
 };

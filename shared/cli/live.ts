@@ -1,14 +1,18 @@
 /**
- * What every live command shares (`status`, `decisions`, `pause`, `resume`, `release`): the
- * region, the SDK clients (aimed at AWS_ENDPOINT_URL when set, such as the moto server of
- * `npm run local -- --keep`), the deployed stack found by name, and AWS failures as one line.
+ * What every live command shares (`status`, `decisions`, `shadow-report`, `pause`, `resume`,
+ * `release`): the region, the SDK clients (aimed at AWS_ENDPOINT_URL when set, such as the moto
+ * server of `npm run local -- --keep`), the deployed stack found by name, its policy, and AWS
+ * failures as one line.
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { clientConfig } from '../aws/clients.ts';
 import { stackOutputs } from '../aws/live-stack.ts';
+import { ssmParameters } from '../aws/ssm.ts';
 import { type LiveCall, liveProblem } from '../live/aws-errors.ts';
 import { type LiveStack, liveStackFrom } from '../live/stack.ts';
+import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
+import { readPolicy } from '../policy-store/read.ts';
 import { RunError, UsageError } from './io.ts';
 
 /** sam deploy's stack name (samconfig.toml). */
@@ -73,3 +77,23 @@ export async function findStack(t: LiveTarget): Promise<LiveStack> {
 }
 
 export const ssmFor = (t: LiveTarget) => new SSMClient(liveConfig(t));
+
+/** The deployed policy (the parameter and its parts), or one line naming the fix. */
+export async function deployedPolicy(t: LiveTarget, name: string): Promise<PolicyFile> {
+  const merged = await awsCall(t, 'ssm:GetParameter', () => readPolicy(ssmParameters(ssmFor(t)), name));
+  if (!merged.ok)
+    throw new UsageError(
+      `the deployed policy ${name} is not valid (${merged.problems[0]}): put a valid one (docs/operations.md, "Deploying")`,
+    );
+  return merged.policy;
+}
+
+/** The target named `id` (every target without one), or one line naming the policy's targets. */
+export function deployedTargets(policy: PolicyFile, name: string, id: string | undefined): TargetPolicy[] {
+  const targets = id === undefined ? policy.targets : policy.targets.filter((t) => t.id === id);
+  if (targets.length === 0)
+    throw new UsageError(
+      `no target ${id} in the deployed policy ${name} (its targets: ${policy.targets.map((t) => t.id).join(', ')})`,
+    );
+  return targets;
+}

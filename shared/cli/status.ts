@@ -15,14 +15,21 @@ import { readParameter } from '../aws/live-stack.ts';
 import { globalAcceleratorClient, globalAcceleratorDials } from '../aws/routing-accelerator.ts';
 import { arcClusterClients, arcRoutingControls } from '../aws/routing-arc.ts';
 import { route53Client, route53WeightedRecords } from '../aws/routing-route53.ts';
-import { ssmParameters } from '../aws/ssm.ts';
 import { targetStatus } from '../live/status.ts';
 import { statusLines } from '../live/status-lines.ts';
 import { attempt, readTargetStatus, runningExecutions, type StatusClients } from '../live/status-reads.ts';
-import type { PolicyFile } from '../policy/schema.ts';
-import { readPolicy } from '../policy-store/read.ts';
 import { type CliIo, type Command, EXIT, RunError, UsageError } from './io.ts';
-import { awsCall, findStack, LIVE_OPTIONS, type LiveTarget, liveConfig, liveTarget, ssmFor } from './live.ts';
+import {
+  awsCall,
+  deployedPolicy,
+  deployedTargets,
+  findStack,
+  LIVE_OPTIONS,
+  type LiveTarget,
+  liveConfig,
+  liveTarget,
+  ssmFor,
+} from './live.ts';
 import { parseOptions } from './options.ts';
 
 const OPTIONS = {
@@ -53,16 +60,6 @@ export function statusClients(t: LiveTarget, tableName: string, machineArn: stri
   };
 }
 
-/** The deployed policy (the parameter and its parts), or one line naming the fix. */
-async function deployedPolicy(t: LiveTarget, name: string): Promise<PolicyFile> {
-  const merged = await awsCall(t, 'ssm:GetParameter', () => readPolicy(ssmParameters(ssmFor(t)), name));
-  if (!merged.ok)
-    throw new UsageError(
-      `the deployed policy ${name} is not valid (${merged.problems[0]}): put a valid one (docs/operations.md, "Deploying")`,
-    );
-  return merged.policy;
-}
-
 /** The table every part reads: a missing one is one line naming the fix, not a line per part. */
 async function tableExists(t: LiveTarget, c: StatusClients, targetId: string): Promise<void> {
   try {
@@ -85,11 +82,7 @@ export function statusWith(now: () => number): Command {
     const target = liveTarget(values);
     const stack = await findStack(target);
     const policy = await deployedPolicy(target, stack.policyParameter);
-    const targets = values.target ? policy.targets.filter((x) => x.id === values.target) : policy.targets;
-    if (targets.length === 0)
-      throw new UsageError(
-        `no target ${values.target} in the deployed policy ${stack.policyParameter} (its targets: ${policy.targets.map((x) => x.id).join(', ')})`,
-      );
+    const targets = deployedTargets(policy, stack.policyParameter, values.target);
     const killSwitch = await awsCall(target, 'ssm:GetParameter', () =>
       readParameter(ssmFor(target), stack.killSwitchParameter),
     );

@@ -1,15 +1,22 @@
 /**
- * `governor status` on a moto-deployed stack, through the real SDK: a SageMaker variant in
+ * The read-only live commands, `governor status` and `governor shadow-report`, on a
+ * moto-deployed stack, through the real SDK: a SageMaker variant in
  * us-east-1 with a standby in us-west-2 (a failover group routed by Route 53 weighted records),
  * and an Auto Scaling group with a warm pool and a capacity mix. One evaluate tick in shadow mode
  * writes the state items and decision records; the failover, mix and spot items and an error
  * budget ledger are put as their stores write them; one scale-target execution is left running.
  * Status shows every part, --json the same, and it writes nothing: every SDK call it makes is a
- * read, and the table's items are the same after it. One moto server for the file.
+ * read, and the table's items are the same after it. For shadow-report, an hour of the group's
+ * GroupInServiceInstances (3 instances) and of shadow decisions (2 for 40 minutes, then 4) are
+ * put in. One moto server for the file.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AutoScalingClient, PutWarmPoolCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   ChangeResourceRecordSetsCommand,
@@ -18,7 +25,7 @@ import {
 } from '@aws-sdk/client-route-53';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { CreateStateMachineCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoFailoverStore } from '#shared/aws/failover-store.ts';
 import { dynamoMixStore } from '#shared/aws/mix-store.ts';
@@ -34,6 +41,7 @@ import {
   createDemoGroup,
   type MotoServer,
   motoGate,
+  putDatapoints,
   startMoto,
   TEST_ACCOUNT,
   TEST_REGION,
@@ -238,6 +246,41 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       },
       0,
     );
+    // shadow-report: the hour before the window's end (now - 3 min), one datapoint and one shadow decision a minute.
+    const end = Math.floor((now - 180_000) / 60_000) * 60_000;
+    const minutes = Array.from({ length: 60 }, (_, k) => end - (70 - k) * 60_000);
+    await putDatapoints(
+      new CloudWatchClient(config),
+      'AWS/AutoScaling',
+      minutes.map((at) => ({
+        MetricName: 'GroupInServiceInstances',
+        Dimensions: [{ Name: 'AutoScalingGroupName', Value: 'status-batch' }],
+        Timestamp: new Date(at + 30_000),
+        Value: 3,
+      })),
+    );
+    for (const [k, at] of minutes.entries()) {
+      const iso = new Date(at + 20_000).toISOString();
+      await doc.send(
+        new PutCommand({
+          TableName: NAMES.table,
+          Item: {
+            pk: 'TARGET#batch',
+            sk: `DECISION#${iso}#d${k}`,
+            at: iso,
+            mode: 'shadow',
+            outcome: 'shadow',
+            detail: 'shadow mode: nothing is changed',
+            decision: {
+              currentCapacity: 3,
+              desiredCapacity: k < 40 ? 2 : 4,
+              reasons: ['WithinBand'],
+              message: 'x',
+            },
+          },
+        }),
+      );
+    }
     dynamo = new DynamoDBClient(config);
     stubLiveEnv(moto.endpoint);
   }, 60_000);
@@ -288,7 +331,7 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
     });
   });
 
-  it('writes nothing: every call it makes is a read, and the table holds the same items after it', async () => {
+  it('status and shadow-report write nothing: every call they make is a read, and the table holds the same items after them', async () => {
     const scan = async () =>
       JSON.stringify(
         ((await dynamo.send(new ScanCommand({ TableName: NAMES.table }))).Items ?? []).map((i) => i),
@@ -300,12 +343,63 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
     };
     const send = vi.spyOn(Client.prototype, 'send');
     const run = await cli('status');
+    const report = await cli('shadow-report', '--target', 'batch', '--days', '1');
     const calls = send.mock.calls.map(([c]) => (c as object).constructor.name.replace(/Command$/, ''));
     send.mockRestore();
-    expect(run.code).toBe(0);
+    expect([run.code, report.code]).toEqual([0, 0]);
+    expect(calls).toContain('GetMetricData');
     expect(calls.length).toBeGreaterThan(10);
     expect(calls.filter((name) => WRITES.test(name))).toEqual([]);
     expect(await scan()).toBe(before);
+  });
+
+  it('shadow-report: the verdict first, the hour compared minute by minute, cost at the capacity mix price; --json and --html written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shadow-'));
+    try {
+      const run = await cli(
+        'shadow-report',
+        '--target',
+        'batch',
+        '--days',
+        '1',
+        '--json',
+        join(dir, 'shadow.json'),
+        '--html',
+        join(dir, 'shadow.html'),
+      );
+      expect(run.code).toBe(0);
+      expect(run.out[0]).toBe(
+        "Over the last 1 day (60 minutes compared), Governor would have run 2.7 instance-hours against the fleet's 3.0: 11.1 % fewer instance-hours than the fleet, 0.40 USD less at 1.212 USD an instance-hour; it would have been short in 40 minutes and long in 20.",
+      );
+      expect(run.out.find((l) => l.startsWith('fleet capacity from'))).toMatch(
+        / AWS\/AutoScaling GroupInServiceInstances \(AutoScalingGroupName=status-batch\)$/,
+      );
+      expect(run.err).toEqual([
+        `wrote ${join(dir, 'shadow.json')} (outside the working folder ${process.cwd()})`,
+        `wrote ${join(dir, 'shadow.html')} (outside the working folder ${process.cwd()})`,
+      ]);
+      const json = JSON.parse(readFileSync(join(dir, 'shadow.json'), 'utf8'));
+      expect(json.figures).toMatchObject({
+        compared: 60,
+        shortMinutes: 40,
+        longMinutes: 20,
+        largestShortfall: 1,
+      });
+      expect(json.series).toHaveLength(1440);
+      expect(readFileSync(join(dir, 'shadow.html'), 'utf8')).toContain(
+        '<p class="verdict" id="verdict">Over the last 1 day',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shadow-report says in one sentence why nothing can be judged when the fleet has no capacity datapoint', async () => {
+    const run = await cli('shadow-report', '--target', 'llm', '--days', '1');
+    expect(run).toMatchObject({ code: 0, err: [] });
+    expect(run.out[0]).toBe(
+      "Over the last 1 day (0 minutes compared), nothing can be judged: the fleet's capacity has no datapoint in CloudWatch (Governor CurrentCapacity (TargetId=llm)).",
+    );
   });
 
   it.each([
@@ -318,6 +412,11 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       case: 'a target that is not in the deployed policy',
       args: ['status', '--target', 'nope', '--stack', STACK, '--region', TEST_REGION],
       line: 'governor status: no target nope in the deployed policy /governor-status/policy (its targets: llm, llm-west, batch)',
+    },
+    {
+      case: 'shadow-report over more days than CloudWatch keeps minutes',
+      args: ['shadow-report', '--target', 'batch', '--days', '20', '--stack', STACK, '--region', TEST_REGION],
+      line: 'governor shadow-report: --days must be a number from 1 to 14, got "20"',
     },
   ])('names the fix in one line, exit 2, for $case', async ({ args, line }) => {
     const run = await runCli(args);
