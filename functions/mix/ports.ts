@@ -3,8 +3,8 @@ import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { ForecastClients } from '../../shared/aws/clients.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
 import { dynamoFallbackStore, type FallbackStorePort } from '../../shared/aws/fallback-store.ts';
+import { dynamoMixItems, type MixItemPort } from '../../shared/aws/mix-item.ts';
 import { dynamoMixRecords, type MixRecordsPort } from '../../shared/aws/mix-records.ts';
-import { dynamoMixStore, type MixStorePort } from '../../shared/aws/mix-store.ts';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
 import { dynamoSpotStore, type SpotStorePort } from '../../shared/aws/spot-store.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
@@ -16,10 +16,13 @@ export interface MixPorts {
   parameters: ParametersPort;
   /** The targets' state items, for the forecast function's floor schedule (forecastFloor). */
   states: StateBatchPort;
-  /** PLAN items: the planner's state, written on condition of its version. */
-  plans: MixStorePort;
-  /** SPOT items, written by the spot-events function: read only. */
-  spot: Pick<SpotStorePort, 'get' | 'getMany'>;
+  /**
+   * The targets' one item (MIX#<target>/PLAN): the planner's state and the SPOT state, written
+   * by this function and the spot-events function, each on condition of the version it read.
+   */
+  items: MixItemPort;
+  /** The SPOT items of before issue 18, read only while an item has no `spot` yet. */
+  legacySpot: Pick<SpotStorePort, 'get' | 'getMany'>;
   /** The groups' MixedInstancesPolicy (Describe, and Update when it differs). */
   groups: MixedInstancesPort;
   /** The last hour's requests, for the cost per 1,000 requests. */
@@ -38,8 +41,8 @@ export function awsMixPorts(clients: MixClients, tableName: string): MixPorts {
   return {
     parameters: ssmParameters(clients.home.ssm),
     states: stateBatchReads(clients.home.dynamo, tableName),
-    plans: dynamoMixStore(clients.home.dynamo, tableName),
-    spot: dynamoSpotStore(clients.home.dynamo, tableName),
+    items: dynamoMixItems(clients.home.dynamo, tableName),
+    legacySpot: dynamoSpotStore(clients.home.dynamo, tableName),
     groups: mixedInstancesAdapter(clients.autoScaling),
     history: cloudWatchHistory(clients.cloudWatch),
     records: dynamoMixRecords(clients.home.dynamo, tableName),

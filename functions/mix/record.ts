@@ -19,6 +19,13 @@ import type { MixConfig } from './config.ts';
 import type { ForecastSource } from './inputs.ts';
 import type { MixPorts } from './ports.ts';
 
+/** The run's own reason codes, beside the planner's. */
+export const MIX_RUN_REASON_CODES = [
+  /** Another writer stored the item after this run read it: nothing written, nothing applied. */
+  'Superseded',
+] as const;
+export type MixRunReason = (typeof MIX_RUN_REASON_CODES)[number];
+
 /** What happened to the endpoint this run. */
 export type FallbackWrite = 'applied' | 'busy' | 'failed' | 'shadow' | 'killed' | 'none';
 
@@ -70,8 +77,11 @@ export interface MixRecord {
   at: string;
   mode: MixConfig['GOVERNOR_MODE'];
   outcome: MixOutcome;
-  /** The planner's: the primary reason first, then the modifiers of the plan in force. */
-  reasons: MixReasonCode[];
+  /**
+   * The planner's: the primary reason first, then the modifiers of the plan in force; a run that
+   * lost the race for the item puts Superseded first (it changed nothing).
+   */
+  reasons: (MixReasonCode | MixRunReason)[];
   message: string;
   detail: string;
   changed: boolean;
@@ -95,6 +105,11 @@ export interface MixTelemetry {
   error(message: string, attributes?: Record<string, unknown>): void;
   /** One structured line per record, and its metrics. */
   record(r: MixRecord): void;
+  /**
+   * Adds to a control-plane counter, [service] dimension: DecisionRecordWriteFailures, the
+   * records not written to the table (the template alarms on it, as on evaluate's).
+   */
+  count?(metric: 'MixRecordWriteFailures', value: number): void;
 }
 
 /** What one run gives each target. */

@@ -18,7 +18,7 @@
  */
 
 import { newDecisionId } from '../../shared/apply/records.ts';
-import type { StoredMix } from '../../shared/aws/mix-store.ts';
+import type { StoredMixItem } from '../../shared/aws/mix-item.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
@@ -118,7 +118,7 @@ type ItemRead<T> = T | null | Error;
 
 interface Reads {
   states: Map<string, Record<string, unknown> | undefined> | Error;
-  plans: Map<string, ItemRead<StoredMix>>;
+  plans: Map<string, ItemRead<StoredMixItem>>;
   spot: Map<string, ItemRead<{ spot: SpotState }>>;
   requests: Map<string, number | null>;
 }
@@ -146,7 +146,7 @@ async function itemsOf<T>(
 
 async function readAll(deps: MixDeps, targets: TargetPolicy[], now: number): Promise<Reads> {
   const ids = targets.map((t) => t.id);
-  const { plans, spot } = deps.ports;
+  const { items: plans, legacySpot: spot } = deps.ports;
   const [states, planItems, spotItems, requests] = await Promise.all([
     attempt('the state items (forecast floors)', () => deps.ports.states.readMany(ids)),
     itemsOf(
@@ -176,11 +176,13 @@ function readsOf(t: TargetPolicy, r: Reads): TargetReads | string {
   if (!states.has(t.id))
     return 'its state item was left unprocessed by BatchGetItem: not planned, nothing changed';
   const state = decodeState(states.get(t.id));
+  const stored = plan as StoredMixItem | null;
   return {
-    stored: plan as StoredMix | null,
+    stored,
     floor: state.forecastFloor,
     pending: state.pending,
-    spot: (spot as { spot: SpotState } | null)?.spot ?? null,
+    // The item's own SPOT part; before the spot-events function first wrote it, the legacy item.
+    spot: stored?.spot ?? (spot as { spot: SpotState } | null)?.spot ?? null,
     requests: r.requests.get(t.id) ?? null,
   };
 }
@@ -221,14 +223,14 @@ export function createMixRunner(deps: MixDeps) {
   async function recordAll(records: MixRecord[]) {
     for (const r of records) {
       deps.telemetry.record(r);
-      await deps.ports.records.put(mixAuditItem(r, deps.config.AUDIT_TTL_DAYS)).catch((e: unknown) =>
+      await deps.ports.records.put(mixAuditItem(r, deps.config.AUDIT_TTL_DAYS)).catch((e: unknown) => {
+        // Counted and alarmed as the evaluate function's (AuditWriteFailures): a hole in the trail.
+        deps.telemetry.count?.('MixRecordWriteFailures', 1);
         deps.telemetry.error(
-          `the decision record ${r.decisionId} of ${r.targetId} was not written to the state table; it is in this log only`,
-          {
-            error: clipped(e),
-          },
-        ),
-      );
+          `MixRecordWriteFailed: the decision record ${r.decisionId} of ${r.targetId} was not written to the state table; it is in this log only`,
+          { error: clipped(e) },
+        );
+      });
     }
   }
 

@@ -1,17 +1,21 @@
 /**
- * One target's capacity mix, once per run: read -> plan (stepMix) -> apply -> store -> record.
+ * One target's capacity mix, once per run: read -> plan (stepMix) -> claim -> apply -> record.
  *
- * Order, so a failure at any step leaves state consistent. The PLAN item says which plan is in
- * force, so it is written only after the group has that plan (or needs none):
+ * Order, so a failure at any step leaves state consistent, and so neither this function nor the
+ * spot-events function can overwrite the other's shift (issue 18: both write the one versioned
+ * item MIX#<target>/PLAN, ../../shared/aws/mix-item.ts):
  *  1. Plan: stepMix on the stored state, the forecast floor schedule and the spot availability.
- *  2. Apply (ec2-asg, active, kill switch off): the plan in force, every run, through the
+ *  2. Claim: the planner's next state, when it changed, on condition of the version read (the
+ *     SPOT part carried as read). Lost (another writer stored since the read): no group write,
+ *     nothing stored, reason Superseded and a sentence saying so. Under the kill switch nothing
+ *     is stored. A failed write: no group write, the record fails.
+ *  3. Apply (ec2-asg, active, kill switch off): the plan in force, every run, through the
  *     mixed-instances adapter, which writes only when the group's policy differs from it (so a
- *     group changed by hand, or by an earlier run whose store failed, converges to the plan).
- *  3. Store: the planner's next state, on condition of the version read, and only when it
- *     changed, the group took the plan, and nothing withholds it. A refused, busy or failed apply
- *     stores nothing: the next run decides again from the state before (a change that was due is
- *     due again, and applied then). Under the kill switch nothing is stored either (nothing
- *     changes). Shadow mode stores the dry run and writes no group: the shadow evaluator reads
+ *     group changed by hand, or by an earlier run, converges to the plan). A refused, busy or
+ *     failed apply gives the claim back (the state before, on our own version): the next run
+ *     decides again from it. After a write, the item is read again: a newer version's plan in
+ *     force (a shift stored meanwhile) is applied, so the last group write is the newest plan.
+ *     Shadow mode stores the dry run and writes no group: the shadow evaluator reads
  *     it, and the first active run applies the plan in force.
  *  4. Record: one decision record with the planner's reason codes and sentence, the outcome and
  *     the plan in force (the one stored, or the one before when nothing was).
@@ -22,7 +26,7 @@
  *     read, write or store fails the record.
  */
 
-import type { MixStorePort, StoredMix } from '../../shared/aws/mix-store.ts';
+import type { MixItemPort, StoredMixItem } from '../../shared/aws/mix-item.ts';
 import type { MixApplyResult } from '../../shared/aws/mixed-instances.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
@@ -38,7 +42,8 @@ import type { FallbackRecord, MixRecord, MixRunContext } from './record.ts';
 
 /** What was read for one target before planning. */
 export interface TargetReads {
-  stored: StoredMix | null;
+  /** The target's one item (mix state and SPOT state), null when there is none yet. */
+  stored: StoredMixItem | null;
   floor: ForecastFloor | undefined;
   spot: SpotState | null;
   /** Requests over the last hour (null: unknown). */
@@ -87,24 +92,52 @@ async function applyToGroup(ctx: MixRunContext, t: TargetPolicy, plan: MixPlan |
   }
 }
 
-/** Step 3's rule: may the planner's next state be stored after this group result? */
-const mayStore = (ctx: MixRunContext, g: GroupResult): boolean =>
-  ctx.withheld !== 'kill-switch' && ['none', 'applied', 'unchanged', 'withheld'].includes(g.status);
-
 const sameState = (a: MixState, b: MixState) => JSON.stringify(a) === JSON.stringify(b);
 
 type Stored = 'written' | 'unchanged' | 'conflict' | 'not-written';
 
-/** Step 3: the next state, on condition of the version read (0: none yet). */
-async function store(
-  plans: MixStorePort,
+/**
+ * Step 3 comes first (issue 18): the next state is claimed on condition of the version read (0:
+ * none yet), carrying the SPOT part as read, before the group is written. A spot shift stored
+ * after our read fails the condition: this run then writes no group and stores nothing.
+ */
+async function claim(
+  items: MixItemPort,
   t: TargetPolicy,
   reads: TargetReads,
   next: MixState,
 ): Promise<Stored> {
   // Nothing new (a plan held, or no forecast yet and no item): no write.
   if (sameState(reads.stored?.state ?? initialMixState(), next)) return 'unchanged';
-  return plans.put(t.id, next, reads.stored?.version ?? 0);
+  return items.put(t.id, { state: next, spot: reads.stored?.spot ?? null }, reads.stored?.version ?? 0);
+}
+
+/**
+ * A group write that did not take (failed, refused, busy) gives the claim back, on condition of
+ * our own version: the next run decides again from the state before, as if nothing was stored.
+ * If that write fails too, the claimed plan stays in force and the next run applies it.
+ */
+async function giveBack(ctx: MixRunContext, t: TargetPolicy, reads: TargetReads): Promise<boolean> {
+  const before = { state: reads.stored?.state ?? initialMixState(), spot: reads.stored?.spot ?? null };
+  const out = await ctx.ports.items.put(t.id, before, (reads.stored?.version ?? 0) + 1).catch(() => 'failed');
+  return out === 'written';
+}
+
+/**
+ * After a group write, the item again: a writer that stored after our claim (the spot-events
+ * function's shift) may have had its group write overtaken by ours; its plan in force is then
+ * written to the group, so the group ends with the newest item's plan whatever the order.
+ */
+async function converge(ctx: MixRunContext, t: TargetPolicy, version: number): Promise<string> {
+  if (t.kind !== 'ec2-asg') return '';
+  try {
+    const now = await ctx.ports.items.get(t.id);
+    if (!now || now.version === version || !now.state.plan) return '';
+    await ctx.ports.groups.apply(t.region, t.autoScalingGroupName, now.state.plan);
+    return `; the item moved to version ${now.version} meanwhile: its plan in force was applied to the group`;
+  } catch (e) {
+    return `; the item could not be read again after the write (${errorText(e)}): the next run converges`;
+  }
 }
 
 function outcomeOf(
@@ -147,24 +180,31 @@ export async function mixTarget(
     policy,
     ctx.now,
   );
-  const group = await applyToGroup(ctx, t, step.plan);
   let stored: Stored = 'not-written';
   let storeError: string | null = null;
-  if (mayStore(ctx, group)) {
+  if (ctx.withheld !== 'kill-switch') {
     try {
-      stored = await store(ctx.ports.plans, t, reads, step.state);
+      stored = await claim(ctx.ports.items, t, reads, step.state);
     } catch (error) {
-      storeError = `the PLAN item was not written (${errorText(error)}): the next run plans again from the state before and applies its plan`;
+      storeError = `the PLAN item was not written (${errorText(error)}): no group written; the next run plans again from the state before`;
     }
   }
+  if (stored === 'conflict')
+    return supersededRecord(ctx, t, reads, step, forecast?.source ?? null, availability);
+  const claimed = stored === 'written';
+  let group: GroupResult = storeError
+    ? { status: 'withheld', detail: 'not written: the plan could not be stored first' }
+    : await applyToGroup(ctx, t, step.plan);
+  if (claimed && ['failed', 'refused', 'busy'].includes(group.status) && (await giveBack(ctx, t, reads)))
+    stored = 'not-written';
+  else if (claimed && group.status === 'applied')
+    group = { ...group, detail: group.detail + (await converge(ctx, t, (reads.stored?.version ?? 0) + 1)) };
   const inForce = stored === 'written' || stored === 'unchanged' ? step.plan : before.plan;
   const fallback: FallbackRecord | null =
     t.kind === 'sagemaker-variant' && t.capacityMix?.variantFallback
       ? await fallbackTarget(ctx, t, fallbackNeed(t, reads.pending, forecast?.points[0]?.p90, ctx.now))
       : null;
-  const detail = storeError
-    ? `${group.detail}; ${storeError}`
-    : detailOf(group, stored, step.decision.changed);
+  const detail = storeError ? storeError : detailOf(group, stored, step.decision.changed);
   return {
     ...ctx.recordBase(t),
     outcome: storeError || fallback?.ok === false ? 'failed' : outcomeOf(ctx, t, group, stored),
@@ -182,5 +222,35 @@ export async function mixTarget(
     requestsLastHour: reads.requests,
     costPer1kRequestsUsd: inForce ? costPer1k(inForce.usdPerHour, reads.requests) : null,
     fallback,
+  };
+}
+
+/** The run lost the race for the item: it changes nothing, and says so. */
+function supersededRecord(
+  ctx: MixRunContext,
+  t: TargetPolicy,
+  reads: TargetReads,
+  step: MixStepResult,
+  forecast: MixRecord['forecast'],
+  availability: MixRecord['availability'],
+): MixRecord {
+  const version = reads.stored?.version ?? 0;
+  return {
+    ...ctx.recordBase(t),
+    outcome: 'superseded',
+    reasons: ['Superseded', ...step.decision.reasons],
+    message: `Changed nothing: MIX#${t.id} was stored by another writer (a spot shift, or another mix run) after this run read version ${version}, so the group was not written and no plan stored; the next run plans from the newer item. This run would have said: ${step.decision.message}`,
+    detail: 'another writer stored the item first: no group written, nothing stored',
+    changed: false,
+    forecast,
+    availability,
+    demand: step.decision.demand,
+    plan: reads.stored?.state.plan ?? null,
+    wanted: step.decision.wanted,
+    group: 'withheld',
+    stored: 'conflict',
+    requestsLastHour: reads.requests,
+    costPer1kRequestsUsd: null,
+    fallback: null,
   };
 }

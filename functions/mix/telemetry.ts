@@ -11,6 +11,10 @@
  *                             template's BudgetCapped alarm: the SLO is at risk for money)
  *   VariantFallbackShifts     targets with a variantFallback: 1 when capacity was shifted to a
  *                             fallback variant this run (written to the endpoint), else 0
+ * and, dimension [service] = governor:
+ *   MixRecordWriteFailures    decision records not written to the state table (in the log only;
+ *                             the template's MixRecordWriteFailures alarm, as evaluate's
+ *                             AuditWriteFailures)
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -55,6 +59,11 @@ export function powertoolsMixTelemetry(logger: Logger, metrics: Metrics): MixTel
     info: (message, attributes) => logger.info(message, attributes ?? {}),
     warn: (message, attributes) => logger.warn(message, attributes ?? {}),
     error: (message, attributes) => logger.error(message, attributes ?? {}),
+    count(metric, value) {
+      const single = metrics.singleMetric();
+      single.addDimensions({ service: 'governor' });
+      single.addMetric(metric, MetricUnit.Count, value);
+    },
     record(r) {
       const sentence = r.message ? `${r.message} ` : '';
       logger[LEVEL[r.outcome]](`mix ${r.targetId}: ${r.outcome}: ${sentence}(${r.detail})`, { record: r });

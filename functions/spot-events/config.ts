@@ -7,7 +7,7 @@ import { envMode, envName as name, parseEnvironment } from '../../shared/invocat
 
 export const SpotEventsConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
-  STATE_TABLE_NAME: name('the DynamoDB table of the MIX#<target> PLAN and SPOT items'),
+  STATE_TABLE_NAME: name('the DynamoDB table of the MIX#<target> PLAN items (mix state and SPOT state)'),
   KILL_SWITCH_PARAMETER_NAME: name('the SSM parameter whose value "on" stops all actions'),
   /** shadow (the default): decisions recorded and SPOT written, nothing detached or shifted. */
   GOVERNOR_MODE: envMode(),

@@ -5,7 +5,7 @@
  *
  * Environment (parsed at cold start by config.ts, a bad one fails naming it):
  *   POLICY_PARAMETER_NAME       required, the policy's SSM parameter (and its /parts/ below it)
- *   STATE_TABLE_NAME            required, the state table (MIX#<target> items: PLAN read, SPOT written)
+ *   STATE_TABLE_NAME            required, the state table (MIX#<target>/PLAN items, shared with mix)
  *   KILL_SWITCH_PARAMETER_NAME  required, the kill switch parameter ("off" lets changes through)
  *   GOVERNOR_MODE               shadow (default) | active
  *   POLICY_CACHE_SECONDS        default 60

@@ -1,6 +1,6 @@
 /** Every adapter the spot-events function uses, built from one set of SDK clients. */
 import type { Clients } from '../../shared/aws/clients.ts';
-import { dynamoMixStore, type MixStorePort } from '../../shared/aws/mix-store.ts';
+import { dynamoMixItems, type MixItemPort } from '../../shared/aws/mix-item.ts';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
 import { type SpotGroupsPort, spotGroups } from '../../shared/aws/spot-events.ts';
 import { dynamoSpotStore, type SpotStorePort } from '../../shared/aws/spot-store.ts';
@@ -11,8 +11,10 @@ export interface SpotEventsPorts {
   parameters: ParametersPort;
   groups: SpotGroupsPort;
   mixedInstances: MixedInstancesPort;
-  plans: MixStorePort;
-  spot: SpotStorePort;
+  /** The target's one versioned item (mix state and SPOT state), shared with the mix function. */
+  items: MixItemPort;
+  /** The SPOT items of before issue 18, read only while an item has no `spot` yet. */
+  legacySpot: Pick<SpotStorePort, 'getMany'>;
 }
 
 export function awsSpotEventsPorts(clients: Clients, tableName: string): SpotEventsPorts {
@@ -20,7 +22,7 @@ export function awsSpotEventsPorts(clients: Clients, tableName: string): SpotEve
     parameters: ssmParameters(clients.home.ssm),
     groups: spotGroups(clients.autoScaling),
     mixedInstances: mixedInstancesAdapter(clients.autoScaling),
-    plans: dynamoMixStore(clients.home.dynamo, tableName),
-    spot: dynamoSpotStore(clients.home.dynamo, tableName),
+    items: dynamoMixItems(clients.home.dynamo, tableName),
+    legacySpot: dynamoSpotStore(clients.home.dynamo, tableName),
   };
 }

@@ -1,23 +1,24 @@
 /**
- * One SQS batch of spot events (docs/interruptions.md):
- *   parse every record (malformed: recorded, not retried) -> screen the origin (another account
- *   or region: ignored, no call) -> the policy's managed ec2-asg targets with capacityMix.spot in
- *   this region (none: everything ignored, no call) -> one batched DescribeAutoScalingInstances
- *   for the instances named (an instance in no managed group: ignored) -> group by target ->
- *   kill switch (active mode) -> SPOT and PLAN items, one BatchGetItem each -> per target:
- *   handleSpotBatch -> DetachInstances once per target (chunks of 20) -> the shifted
- *   MixedInstancesPolicy -> SPOT written on condition of its version; on conflict re-read and
- *   redo once (what was already done is not done again); still in conflict, or a call failed:
- *   those messages are batch item failures, so SQS redelivers them. An instance is marked
- *   handled only once its DetachInstances call succeeded, so a redelivery is safe.
- * Shadow mode writes SPOT (the availability and breaker timeline as active would have it) and
- * calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
+ * One SQS batch of spot events (docs/interruptions.md), one record at a time:
+ *   parse every record (malformed: returned alone in batchItemFailures, for the dead-letter
+ *   queue) -> screen the origin (another account or region: ignored, no call) -> the policy's
+ *   managed ec2-asg targets with capacityMix.spot in this region (none: everything ignored, no
+ *   call) -> one batched DescribeAutoScalingInstances for the instances named (an instance in no
+ *   managed group, or leaving it: ignored) -> group by target -> kill switch (active mode) ->
+ *   the targets' items (MIX#<target>/PLAN: mix state and SPOT state), one BatchGetItem -> per
+ *   target (./target.ts): handleSpotBatch -> the item written first, on its version -> Detach-
+ *   Instances (chunks of 20) -> the shifted MixedInstancesPolicy -> a correction only when a
+ *   call failed. What fails (the policy, the lookup, the items, a target's calls) fails only the
+ *   records that needed it; the run never throws.
+ * Shadow mode writes the item (the availability and breaker timeline as active would have it)
+ * and calls nothing else that writes. The kill switch writes nothing at all and records `killed`.
  */
 
 import { clip } from '../../shared/events/bounded.ts';
 import { instanceOf, type ParsedBody, parseSpotBody } from '../../shared/interruptions/events.ts';
 import { errorLine } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
+import { initialMixState } from '../../shared/mix/plan.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
@@ -108,7 +109,11 @@ export function createSpotEventsHandler(deps: SpotEventsDeps) {
         targets.push(...(await handleTargets(byTarget, now)));
       } catch (e) {
         const all = [...byTarget.values()].flatMap((x) => x.events);
-        fail('StateUnreadable', messagesOf(all), `the SPOT and PLAN items cannot be read: ${errorLine(e)}`);
+        fail(
+          'StateUnreadable',
+          messagesOf(all),
+          `the targets' items (MIX#<target>) cannot be read: ${errorLine(e)}`,
+        );
       }
     }
     for (const t of targets) for (const m of t.failedMessages) failed.add(m);
@@ -129,14 +134,16 @@ export function createSpotEventsHandler(deps: SpotEventsDeps) {
         ? null
         : await readKillSwitch((n) => ports.parameters.get(n), config.KILL_SWITCH_PARAMETER_NAME);
     const ids = [...byTarget.keys()];
-    const [spots, plans] = await Promise.all([ports.spot.getMany(ids), ports.plans.getMany(ids)]);
+    const items = await ports.items.getMany(ids);
+    const unmigrated = ids.filter((id) => !items.get(id)?.spot);
+    const legacy = unmigrated.length > 0 ? await ports.legacySpot.getMany(unmigrated) : new Map();
     const out: TargetReport[] = [];
     for (const [id, { managed, events }] of byTarget) {
-      const stored = spots.get(id) ?? null;
+      const item = items.get(id);
       const start = {
-        spot: stored?.spot ?? null,
-        version: stored?.version ?? 0,
-        plan: plans.get(id)?.state.plan ?? null,
+        state: item?.state ?? initialMixState(),
+        spot: item?.spot ?? legacy.get(id)?.spot ?? null,
+        version: item?.version ?? 0,
       };
       try {
         out.push(

@@ -51,8 +51,11 @@ export interface VersionedItemKind<T> {
   /** The partition key prefix, with its '#': 'MIX#'. */
   prefix: string;
   sk: string;
-  /** The attribute holding the payload: 'state', 'spot'. */
-  attribute: string;
+  /**
+   * The attribute holding the payload: 'state', 'spot'; or a list of attributes, when the
+   * payload is an object whose fields are the item's attributes (./mix-item.ts: state and spot).
+   */
+  attribute: string | readonly string[];
   schema: z.ZodType<T>;
 }
 
@@ -61,6 +64,10 @@ export interface VersionedItemStore<T> {
   getMany(ids: readonly string[]): Promise<Map<string, { value: T; version: number }>>;
   put(id: string, value: T, expectedVersion: number): Promise<'written' | 'conflict'>;
 }
+
+/** The named attributes of an item (an absent one stays absent, for the schema's default). */
+const pick = (item: Record<string, unknown>, names: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(names.filter((n) => Object.hasOwn(item, n)).map((n) => [n, item[n]]));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,10 +86,15 @@ export function versionedItemStore<T>(
       throw new MalformedItemError(
         `${where}: version is ${JSON.stringify(version)}, not a whole number >= 1`,
       );
-    const parsed = kind.schema.safeParse(item[kind.attribute]);
+    const parsed = kind.schema.safeParse(
+      typeof kind.attribute === 'string' ? item[kind.attribute] : pick(item, kind.attribute),
+    );
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const path = [kind.attribute, ...(issue?.path ?? [])].join('.');
+      const path = [
+        ...(typeof kind.attribute === 'string' ? [kind.attribute] : []),
+        ...(issue?.path ?? []),
+      ].join('.');
       throw new MalformedItemError(`${where}: ${path} ${issue?.message ?? 'is invalid'}`);
     }
     return { id: pk.slice(kind.prefix.length), value: parsed.data, version };
@@ -136,7 +148,7 @@ export function versionedItemStore<T>(
             Item: {
               ...key(id),
               version: expectedVersion + 1,
-              [kind.attribute]: checked,
+              ...(typeof kind.attribute === 'string' ? { [kind.attribute]: checked } : (checked as object)),
               updatedAt: new Date(clock()).toISOString(),
             },
             ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(pk)' : '#version = :expected',

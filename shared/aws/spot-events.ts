@@ -1,7 +1,8 @@
 /**
  * The Auto Scaling calls of the interruption handler:
  *  - DescribeAutoScalingInstances: which group each warned instance belongs to, 50 ids a call
- *    (its limit). An instance in no group (already detached, or never in one) is left out.
+ *    (its limit). An instance in no group (already detached, or never in one) is left out, and so
+ *    is one detaching, detached or terminating (its LifecycleState).
  *  - DetachInstances with ShouldDecrementDesiredCapacity=false, 20 ids a call (its limit):
  *    desired capacity stays, so Auto Scaling launches the replacement at once while the warned
  *    instance serves its last two minutes outside the group. A call AWS refuses with a
@@ -65,7 +66,8 @@ export function spotGroups(clientFor: (region: string) => AutoScalingClient): Sp
               });
             });
           for (const i of res.AutoScalingInstances ?? [])
-            if (i.InstanceId && i.AutoScalingGroupName) out.set(i.InstanceId, i.AutoScalingGroupName);
+            if (i.InstanceId && i.AutoScalingGroupName && !leaving(i.LifecycleState))
+              out.set(i.InstanceId, i.AutoScalingGroupName);
           token = res.NextToken;
         } while (token);
       }
@@ -105,6 +107,13 @@ export function spotGroups(clientFor: (region: string) => AutoScalingClient): Sp
     },
   };
 }
+
+/**
+ * An instance on its way out of the group: detaching (our own call, seconds ago), detached, or
+ * terminating (reclaimed). It counts as in no group, so a redelivered warning is ignored at the
+ * lookup instead of failing a second DetachInstances.
+ */
+const leaving = (state: string | undefined): boolean => !!state && /^(Detach|Terminat)/.test(state);
 
 /** A refusal about some instances of the call (ValidationError), not about the caller or the service. */
 const splittable = (error: unknown): boolean => errorName(error) === 'ValidationError';

@@ -19,7 +19,7 @@ import { replanFor } from '../mix/shift.ts';
 import type { MixPlan, MixPolicy, SpotAvailability } from '../mix/types.ts';
 import type { SpotEvent } from './events.ts';
 import { type Counted, describeSpot, type SpotDecision } from './message.ts';
-import { availabilityAt, initialSpotState, pruneSpotState, type SpotState } from './state.ts';
+import { availabilityAt, boundSpotState, initialSpotState, pruneSpotState, type SpotState } from './state.ts';
 
 export type SpotAction =
   | { kind: 'replace'; instanceIds: string[] }
@@ -168,9 +168,10 @@ export function handleSpotBatch(input: SpotBatchInput): SpotBatchResult {
       say({ kind: 'shift', reasons: ['MixShifted'], items: [], plan: shifted });
     }
   }
+  // Held to its bounds only now: the breaker above counted every warning of the batch.
   return {
-    state: s,
-    stateIfShiftFails,
+    state: boundSpotState(s),
+    stateIfShiftFails: boundSpotState(stateIfShiftFails),
     actions,
     decisions,
     duplicates: seen.duplicates.map((x) => x.event.eventId),

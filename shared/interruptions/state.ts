@@ -15,6 +15,23 @@ import type { SpotAvailability } from '../mix/types.ts';
  */
 export const HANDLED_RETENTION_MS = 24 * 60 * 60_000;
 
+/**
+ * The bounds that keep the item far below DynamoDB's 400 KB (issue 18: unbounded, it passed the
+ * limit after about 11,200 instances in a day, and every batch then threw). An entry is an
+ * instance id (19 characters) and a time (8 bytes as a DynamoDB number): about 30 bytes, so
+ * 500 handled + 1,000 warnings + 64 pools is at most about 47 KB
+ * (tests/interruptions/bounds.test.ts measures a full one).
+ *  - handled, a ring of the MAX_HANDLED most recent: in active mode the group lookup is the
+ *    truth (a detached instance is in no group), so the ring only spares calls for duplicates
+ *    within minutes, and in shadow mode stands for the detach that was not made.
+ *  - warnings, the MAX_WARNINGS most recent in the breaker window: the breaker's count saturates
+ *    there, which opens it for any plan of fewer than 5,000 spot instances at 20 %.
+ *  - pools, the MAX_POOLS latest windows (a policy lists a handful of types).
+ */
+export const MAX_HANDLED = 500;
+export const MAX_WARNINGS = 1_000;
+export const MAX_POOLS = 64;
+
 const Ms = z.number().int().min(0);
 
 export const SpotStateSchema = z
@@ -33,7 +50,16 @@ export const SpotStateSchema = z
     /** When the breaker last opened (for the record and the sentence); null: never. */
     breakerOpenedAt: Ms.nullable(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (s) =>
+      Object.keys(s.handled).length <= MAX_HANDLED &&
+      Object.keys(s.warnings).length <= MAX_WARNINGS &&
+      Object.keys(s.poolsUnavailableUntil).length <= MAX_POOLS,
+    {
+      message: `holds more than its bounds (${MAX_HANDLED} handled, ${MAX_WARNINGS} warnings, ${MAX_POOLS} pools)`,
+    },
+  );
 export type SpotState = z.infer<typeof SpotStateSchema>;
 
 export const initialSpotState = (): SpotState => ({
@@ -64,23 +90,44 @@ export function availabilityAt(spot: SpotState | null, now: number): SpotAvailab
   };
 }
 
-const keepWhere = (m: Record<string, number>, keep: (v: number) => boolean): Record<string, number> =>
-  Object.fromEntries(Object.entries(m).filter(([, v]) => keep(v)));
+/**
+ * The entries kept by `keep`, at most `max` of them: the latest values first, ties by key, so
+ * the same map always keeps the same entries. Under the bound the order is unchanged.
+ */
+function keepWhere(
+  m: Record<string, number>,
+  keep: (v: number) => boolean,
+  max: number,
+): Record<string, number> {
+  const kept = Object.entries(m).filter(([, v]) => keep(v));
+  if (kept.length <= max) return Object.fromEntries(kept);
+  kept.sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(kept.slice(0, max));
+}
 
 /**
  * Forgets what no longer matters at `now`: handled instances after HANDLED_RETENTION_MS,
- * warnings older than the breaker window, pools and windows that have reopened.
+ * warnings older than the breaker window, pools and windows that have reopened; then holds each
+ * map to its bound (the most recent entries).
  */
 export function pruneSpotState(s: SpotState, now: number, windowMs: number): SpotState {
   return {
     ...s,
-    handled: keepWhere(s.handled, (at) => now - at < HANDLED_RETENTION_MS),
-    warnings: keepWhere(s.warnings, (at) => now - at < windowMs),
-    poolsUnavailableUntil: keepWhere(s.poolsUnavailableUntil, (until) => now < until),
+    handled: keepWhere(s.handled, (at) => now - at < HANDLED_RETENTION_MS, MAX_HANDLED),
+    warnings: keepWhere(s.warnings, (at) => now - at < windowMs, MAX_WARNINGS),
+    poolsUnavailableUntil: keepWhere(s.poolsUnavailableUntil, (until) => now < until, MAX_POOLS),
     spotUnavailableUntil: openAt(s.spotUnavailableUntil, now) ? s.spotUnavailableUntil : null,
     breakerOpenUntil: openAt(s.breakerOpenUntil, now) ? s.breakerOpenUntil : null,
   };
 }
+
+/** The state held to its bounds (the most recent entries of each map); nothing else changes. */
+export const boundSpotState = (s: SpotState): SpotState => ({
+  ...s,
+  handled: keepWhere(s.handled, () => true, MAX_HANDLED),
+  warnings: keepWhere(s.warnings, () => true, MAX_WARNINGS),
+  poolsUnavailableUntil: keepWhere(s.poolsUnavailableUntil, () => true, MAX_POOLS),
+});
 
 /** The state with `instanceIds` no longer handled: their replacement call failed, so a redelivery acts. */
 export function unmarkHandled(s: SpotState, instanceIds: readonly string[]): SpotState {

@@ -124,8 +124,15 @@ function world(options: { mode?: 'shadow' | 'active'; killSwitch?: string } = {}
   const ports: MixPorts = {
     parameters: { get: async (name) => parameters.get(name) ?? null, under: async () => [] },
     states: { readMany: async (ids) => new Map(ids.map((id) => [id, id === 'chat' ? FLOOR : undefined])) },
-    plans: versioned(plans),
-    spot: { get: async () => null, getMany: async () => new Map() },
+    items: {
+      get: async (id) => (plans.has(id) ? { ...plans.get(id)!, spot: null } : null),
+      getMany: async (ids) =>
+        new Map(
+          ids.flatMap((id) => (plans.has(id) ? [[id, { ...plans.get(id)!, spot: null }] as const] : [])),
+        ),
+      put: (id, item, expected) => versioned(plans).put(id, item.state, expected),
+    },
+    legacySpot: { get: async () => null, getMany: async () => new Map() },
     groups: {
       current: async () => {
         throw new Error('no group here');

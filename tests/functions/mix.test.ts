@@ -14,7 +14,7 @@ import type { MixPorts } from '#functions/mix/ports.ts';
 import type { MixRecord } from '#functions/mix/record.ts';
 import { createMixRunner, MixRunError } from '#functions/mix/run.ts';
 import { planFigures } from '#functions/mix/telemetry.ts';
-import type { StoredMix } from '#shared/aws/mix-store.ts';
+import type { StoredMixItem } from '#shared/aws/mix-item.ts';
 import type { MixApplyResult } from '#shared/aws/mixed-instances.ts';
 import { initialSpotState, type SpotState } from '#shared/interruptions/state.ts';
 import type { MixPlan, MixState } from '#shared/mix/types.ts';
@@ -99,7 +99,7 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
     ['chat-asg', floorItem('chat-asg', 10)],
     ['chat-sm', floorItem('chat-sm', 10)],
   ]);
-  const plans = new Map<string, StoredMix>();
+  const plans = new Map<string, StoredMixItem>();
   const spot = new Map<string, { spot: SpotState; version: number }>();
   const audit: Record<string, unknown>[] = [];
   const applied: { group: string; plan: MixPlan }[] = [];
@@ -131,24 +131,26 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
         return new Map(ids.map((id) => [id, states.get(id)]));
       },
     },
-    plans: {
-      get: async (id) => plans.get(id) ?? null,
+    items: {
+      get: async (id) => structuredClone(plans.get(id) ?? null),
       getMany: async (ids) => {
         reads.push('plans');
-        return new Map(ids.flatMap((id) => (plans.has(id) ? [[id, plans.get(id)!] as const] : [])));
+        return new Map(
+          ids.flatMap((id) => (plans.has(id) ? [[id, structuredClone(plans.get(id)!)] as const] : [])),
+        );
       },
-      put: async (id, state, expected) => {
+      put: async (id, item, expected) => {
         if (w.putFails) throw w.putFails;
         if (w.raceNextPut === id) {
           w.raceNextPut = null;
-          plans.set(id, { state, version: (plans.get(id)?.version ?? 0) + 1 });
+          plans.set(id, { ...item, version: (plans.get(id)?.version ?? 0) + 1 });
         }
         if ((plans.get(id)?.version ?? 0) !== expected) return 'conflict';
-        plans.set(id, { state: structuredClone(state), version: expected + 1 });
+        plans.set(id, { ...structuredClone(item), version: expected + 1 });
         return 'written';
       },
     },
-    spot: {
+    legacySpot: {
       get: async (id) => spot.get(id) ?? null,
       getMany: async (ids) => {
         reads.push('spot');
@@ -304,33 +306,38 @@ describe('the mix function, active', () => {
         null,
       ]);
       expect(r.detail).toMatch(/nothing stored: the next run plans again from the state before$/);
-      expect(storedVersion(w, 'chat-asg')).toBe(0);
+      // The claim was given back: the state before (none), on the claim's own version.
+      expect([storedVersion(w, 'chat-asg'), w.plans.get('chat-asg')?.state.plan]).toEqual([2, null]);
       expect(storedVersion(w, 'chat-sm')).toBe(1);
 
       await runAt(5);
       expect(outcome(last('chat-asg'))).toEqual(['applied', 'MixPlanned', 'written', 'applied']);
-      expect(storedVersion(w, 'chat-asg')).toBe(1);
+      expect(storedVersion(w, 'chat-asg')).toBe(3);
     },
   );
 
-  it('a PLAN item that fails to store after the group took the plan is a failure, and the next run stores it', async () => {
+  it('a PLAN item that fails to store is a failure that writes no group, and the next run applies and stores it', async () => {
     const { w, runAt, last } = world();
     w.putFails = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
     await expect(runAt(0)).rejects.toThrow('mix failed for 2 of 2 targets');
     expect(last('chat-asg').outcome).toBe('failed');
     expect(last('chat-asg').detail).toMatch(
-      /the PLAN item was not written \(ProvisionedThroughputExceededException/,
+      /the PLAN item was not written \(ProvisionedThroughputExceededException.*no group written/,
     );
+    expect(w.applied).toEqual([]);
     w.putFails = null;
     await runAt(5);
-    expect(outcome(last('chat-asg'))).toEqual(['unchanged', 'MixPlanned', 'written', 'unchanged']);
+    expect(outcome(last('chat-asg'))).toEqual(['applied', 'MixPlanned', 'written', 'applied']);
   });
 
-  it('another run that stored first wins: superseded, and its state stays', async () => {
+  it('another writer that stored first wins: this run writes no group, stores nothing, and says Superseded', async () => {
     const { w, runAt, last } = world();
     w.raceNextPut = 'chat-asg';
     await runAt(0);
     expect(last('chat-asg').outcome).toBe('superseded');
+    expect(last('chat-asg').reasons[0]).toBe('Superseded');
+    expect(last('chat-asg').message).toMatch(/^Changed nothing: MIX#chat-asg was stored by another writer/);
+    expect(w.applied).toEqual([]);
     expect(storedVersion(w, 'chat-asg')).toBe(1);
   });
 
@@ -409,8 +416,8 @@ describe('the mix function, active', () => {
     const throttled = async () => {
       throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
     };
-    ports.plans.getMany = throttled;
-    ports.plans.get = throttled;
+    ports.items.getMany = throttled;
+    ports.items.get = throttled;
     await expect(runAt(0)).rejects.toThrow(MixRunError);
     expect(records.map((r) => [r.outcome, r.detail])).toEqual([
       ['failed', 'cannot read the PLAN item: ThrottlingException: throttled: not planned, nothing changed'],
@@ -421,13 +428,13 @@ describe('the mix function, active', () => {
 
   it('a malformed PLAN item fails its own target alone: the batch is read again item by item', async () => {
     const { w, ports, runAt, records } = world();
-    const { get } = ports.plans;
-    ports.plans.getMany = async () => {
+    const { get } = ports.items;
+    ports.items.getMany = async () => {
       throw Object.assign(new Error('governor-state item pk MIX#chat-sm sk PLAN: state.version is 2'), {
         name: 'MalformedItemError',
       });
     };
-    ports.plans.get = async (id) => (id === 'chat-sm' ? ports.plans.getMany([id]).then(() => null) : get(id));
+    ports.items.get = async (id) => (id === 'chat-sm' ? ports.items.getMany([id]).then(() => null) : get(id));
     await expect(runAt(0)).rejects.toThrow('mix failed for 1 of 2 targets: chat-sm');
     expect(records.map((r) => [r.targetId, r.outcome])).toEqual([
       ['chat-asg', 'applied'],

@@ -186,16 +186,12 @@ describe('10,000 fuzzed SQS batches', () => {
         },
         apply: async (_r, _g, plan) => ({ status: 'applied', policy: plan.mixedInstancesPolicy as never }),
       },
-      plans: {
-        get: (t) => items.plans.get(t),
-        getMany: (t) => items.plans.getMany(t),
-        put: async () => 'written',
+      items: {
+        get: (t) => items.port.get(t),
+        getMany: (t) => items.port.getMany(t),
+        put: (t, x, v) => items.port.put(t, x, v),
       },
-      spot: {
-        get: (t) => items.spotStore.get(t),
-        getMany: (t) => items.spotStore.getMany(t),
-        put: (t, s, v) => items.spotStore.put(t, s, v),
-      },
+      legacySpot: { getMany: async () => new Map() },
     };
     const run = createSpotEventsHandler({ config, ports, telemetry });
     const batchArb = fc.array(recordArb, { minLength: 1, maxLength: 10 });

@@ -40,7 +40,7 @@ describe('the storm replay', async () => {
     const update = setup.aws.asg.commandCalls(UpdateAutoScalingGroupCommand);
     // aws.reset() clears history per batch: the one Update is in the batch that opened it.
     expect(update).toHaveLength(opened[0] === batches.at(-1) ? 1 : 0);
-    const spot = setup.aws.table.get('MIX#gpu|SPOT') as { spot: { breakerOpenUntil: number } };
+    const spot = setup.aws.table.get('MIX#gpu|PLAN') as { spot: { breakerOpenUntil: number } };
     expect(spot.spot.breakerOpenUntil).toBe(opened[0]!.at + 60 * 60_000);
   });
 

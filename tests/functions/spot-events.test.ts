@@ -91,7 +91,7 @@ const invoke = async (event: ReturnType<typeof sqs>) => {
   return handler(event as never, context);
 };
 const spotItem = () =>
-  aws.table.get('MIX#gpu|SPOT') as
+  aws.table.get('MIX#gpu|PLAN') as
     | {
         version: number;
         spot: { handled: Record<string, number>; poolsUnavailableUntil: Record<string, number> };
@@ -230,7 +230,7 @@ describe('the spot-events handler', () => {
         first = false;
         aws.putItem({
           ...input.Item,
-          version: 1,
+          version: 2,
           spot: { ...(input.Item.spot as object), handled: { [B]: NOW } },
         });
         throw Object.assign(new Error('conditional'), { name: 'ConditionalCheckFailedException' });
@@ -251,6 +251,50 @@ describe('the spot-events handler', () => {
     expect(await invoke(sqs(fixture('spot-interruption-warning')))).toEqual({
       batchItemFailures: [{ itemIdentifier: 'm0' }],
     });
+    // The item is written before any call: losing it twice, nothing was detached.
+    expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(0);
+  });
+
+  it('a failed item write detaches nothing and redelivers the warning, which is then counted and replaced', async () => {
+    aws.ddb
+      .on(PutCommand)
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }));
+    expect(await invoke(sqs(fixture('spot-interruption-warning')))).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm0' }],
+    });
+    expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(0);
+    expect(aws.members.get(A)).toBe(GROUP);
+
+    vi.resetModules();
+    aws.ddb.on(PutCommand).callsFake(async (input: { Item: Record<string, unknown> }) => {
+      aws.putItem(input.Item);
+      return {};
+    });
+    expect(await invoke(sqs(fixture('spot-interruption-warning')))).toEqual({ batchItemFailures: [] });
     expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(1);
+    expect(spotItem()?.spot.handled).toEqual({ [A]: NOW });
+    expect((spotItem()!.spot as unknown as { warnings: Record<string, number> }).warnings).toHaveProperty(A);
+  });
+
+  it('a warning marked handled whose instance is still in the group (the detach never happened) is detached', async () => {
+    aws.putItem({
+      pk: 'MIX#gpu',
+      sk: 'PLAN',
+      version: 2,
+      state: PLAN_STATE,
+      spot: {
+        version: 1,
+        handled: { [A]: NOW - 60_000 },
+        warnings: { [A]: NOW - 60_000 },
+        poolsUnavailableUntil: {},
+        spotUnavailableUntil: null,
+        breakerOpenUntil: null,
+        breakerOpenedAt: null,
+      },
+      updatedAt: 'x',
+    });
+    expect(await invoke(sqs(fixture('spot-interruption-warning')))).toEqual({ batchItemFailures: [] });
+    expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(1);
+    expect(aws.members.has(A)).toBe(false);
   });
 });

@@ -38,9 +38,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { dynamoMixItems } from '#shared/aws/mix-item.ts';
 import { dynamoMixStore } from '#shared/aws/mix-store.ts';
 import { mixedInstancesAdapter } from '#shared/aws/mixed-instances.ts';
-import { dynamoSpotStore } from '#shared/aws/spot-store.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { type MixPlan, resolveMixPolicy } from '#shared/mix/types.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
@@ -114,7 +114,8 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     return out.AutoScalingGroups![0]!;
   };
   const members = async () => (await group()).Instances!.map((i) => i.InstanceId!).sort();
-  const spotItem = () => dynamoSpotStore(doc, TABLE).get(TARGET);
+  /** The target's one item (mix state and SPOT state, ../../shared/aws/mix-item.ts). */
+  const spotItem = () => dynamoMixItems(doc, TABLE).get(TARGET);
 
   /**
    * One invocation of the handler: what it answered, every SDK call it made (by command name,
@@ -216,7 +217,7 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     expect(calls).toEqual([]);
     expect(reasons).toEqual(['ForeignAccount']);
-    expect(await spotItem()).toBeNull();
+    expect((await spotItem())?.spot ?? null).toBeNull();
     expect(await group()).toEqual(before);
   });
 
@@ -227,7 +228,8 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     const { result, calls, reasons } = await invoke(batch(warningFor(victim!)));
     expect(result).toEqual({ batchItemFailures: [] });
     expect(reasons).toEqual(['InstanceReplaced']);
-    // Policy and its parts, kill switch, the lookup, SPOT and PLAN, the detach, the SPOT write: no shift
+    // Policy and its parts, kill switch, the lookup, the item and (it has no SPOT part yet) the
+    // legacy SPOT item, the item written before the detach, the detach: no shift
     // (UpdateAutoScalingGroup), since one warning opens no breaker and no pool ran dry.
     expect(calls.map((c) => c.name).sort()).toEqual([
       'BatchGet',
@@ -259,17 +261,19 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     );
 
     const stored = await spotItem();
-    expect(stored?.version).toBe(1);
-    expect(Object.keys(stored!.spot.handled)).toEqual([victim]);
-    expect(stored!.spot.handled[victim!]).toBeGreaterThanOrEqual(sent);
-    expect(stored!.spot.handled[victim!]).toBeLessThanOrEqual(Date.now());
-    expect(stored!.spot.breakerOpenUntil).toBeNull();
+    // Version 1 was the mix function's PLAN; the spot-events function wrote 2, keeping its plan.
+    expect(stored?.version).toBe(2);
+    expect(stored!.state.plan).toEqual(plan);
+    expect(Object.keys(stored!.spot!.handled)).toEqual([victim]);
+    expect(stored!.spot!.handled[victim!]).toBeGreaterThanOrEqual(sent);
+    expect(stored!.spot!.handled[victim!]).toBeLessThanOrEqual(Date.now());
+    expect(stored!.spot!.breakerOpenUntil).toBeNull();
   });
 
   it('the same message delivered again makes no DetachInstances call and leaves group and SPOT as they were', async () => {
     const spotBefore = await spotItem();
     const groupBefore = await group();
-    const victim = Object.keys(spotBefore!.spot.handled)[0]!;
+    const victim = Object.keys(spotBefore!.spot!.handled)[0]!;
     const { result, calls, reasons } = await invoke(batch(warningFor(victim), 'm-2'));
     expect(result).toEqual({ batchItemFailures: [] });
     expect(reasons).toEqual(['NotInGroup']);
@@ -277,5 +281,35 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     expect(calls).toEqual([{ name: 'DescribeAutoScalingInstances', input: { InstanceIds: [victim] } }]);
     expect(await spotItem()).toEqual(spotBefore);
     expect(await group()).toEqual(groupBefore);
+  });
+
+  it('a Health event that is not an upcoming or open scheduledChange makes no call and detaches nothing', async () => {
+    const groupBefore = await group();
+    const [victim] = await members();
+    const health = JSON.parse(fixture('health-retirement'));
+    health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    health.detail = { ...health.detail, statusCode: 'closed', affectedEntities: [{ entityValue: victim }] };
+    const { result, calls, reasons } = await invoke(batch(JSON.stringify(health), 'm-3'));
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(reasons).toEqual(['NotActionable']);
+    expect(calls).toEqual([]);
+    expect(await group()).toEqual(groupBefore);
+  });
+
+  it('an upcoming EC2 retirement detaches the instance keeping desired capacity, and a malformed record beside it comes back alone', async () => {
+    const [victim] = await members();
+    const health = JSON.parse(fixture('health-retirement'));
+    health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    health.detail = { ...health.detail, affectedEntities: [{ entityValue: victim }] };
+    const event = batch(JSON.stringify(health), 'm-4');
+    event.Records.push({ ...event.Records[0]!, messageId: 'm-5', body: '{"detail-type":"constructor"}' });
+    const { result, calls } = await invoke(event);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
+    expect(calls.filter((c) => c.name === 'DetachInstances').map((c) => c.input)).toEqual([
+      { AutoScalingGroupName: GROUP, InstanceIds: [victim], ShouldDecrementDesiredCapacity: false },
+    ]);
+    expect(await members()).not.toContain(victim);
+    expect((await group()).DesiredCapacity).toBe(4);
+    expect(Object.keys((await spotItem())!.spot!.handled)).toContain(victim);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * In-memory SPOT and PLAN items for fast tests of the spot-events run (no SDK, no mocks): the
- * same versioned-write rule as shared/aws/mix-store.ts (a put lands only on the version read).
+ * The target's one versioned item (MIX#<target>/PLAN: mix state and SPOT state) in memory, for
+ * fast tests of the spot-events run and the mix race (no SDK, no mocks): the same write rule as
+ * shared/aws/mix-item.ts (a put lands only on the version read; 0: absent). `failPuts` makes
+ * the next puts throw, as a throttled or denied PutItem would.
  */
-import type { StoredMix } from '#shared/aws/mix-store.ts';
-import type { StoredSpot } from '#shared/aws/spot-store.ts';
-import type { SpotState } from '#shared/interruptions/state.ts';
+import type { MixItem, MixItemPort, StoredMixItem } from '#shared/aws/mix-item.ts';
+import { SpotStateSchema } from '#shared/interruptions/state.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { type MixState, resolveMixPolicy } from '#shared/mix/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
@@ -21,26 +22,30 @@ export function planState(policy: unknown, now: number): MixState {
 }
 
 export function memoryMixItems(seed: { plan?: MixState } = {}) {
-  const plan = new Map<string, StoredMix>();
-  const spot = new Map<string, StoredSpot>();
-  if (seed.plan) plan.set(TARGET, { state: seed.plan, version: 1 });
-  const many =
-    <T>(m: Map<string, T>) =>
-    async (ids: string[]) =>
-      new Map(ids.flatMap((i) => (m.has(i) ? [[i, structuredClone(m.get(i)!)] as [string, T]] : [])));
-  return {
-    plan,
-    spot,
-    plans: { get: async (i: string) => structuredClone(plan.get(i) ?? null), getMany: many(plan) },
-    spot_: spot,
-    spotStore: {
-      get: async (i: string) => structuredClone(spot.get(i) ?? null),
-      getMany: many(spot),
-      async put(i: string, s: SpotState, expected: number): Promise<'written' | 'conflict'> {
-        if ((spot.get(i)?.version ?? 0) !== expected) return 'conflict';
-        spot.set(i, { spot: structuredClone(s), version: expected + 1 });
-        return 'written';
-      },
+  const items = new Map<string, StoredMixItem>();
+  if (seed.plan) items.set(TARGET, { state: seed.plan, spot: null, version: 1 });
+  const control = { failPuts: 0, puts: 0, validate: false };
+  const port: MixItemPort = {
+    get: async (i) => structuredClone(items.get(i) ?? null),
+    getMany: async (ids) =>
+      new Map(
+        ids.flatMap((i) =>
+          items.has(i) ? [[i, structuredClone(items.get(i)!)] as [string, StoredMixItem]] : [],
+        ),
+      ),
+    async put(i: string, item: MixItem, expected: number) {
+      control.puts++;
+      if (control.failPuts > 0) {
+        control.failPuts--;
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      }
+      if (control.validate && item.spot) SpotStateSchema.parse(item.spot);
+      if ((items.get(i)?.version ?? 0) !== expected) return 'conflict';
+      items.set(i, { ...structuredClone(item), version: expected + 1 });
+      return 'written';
     },
   };
+  return { items, port, control };
 }
