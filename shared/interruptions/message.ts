@@ -83,7 +83,13 @@ export function describeSpot(d: Described, policy: MixPolicy, plan: MixPlan | nu
     }
     case 'pool': {
       const what = first?.id === 'spot' ? 'every spot pool' : `spot pool ${first?.id}`;
-      return `Left ${what} out of the plan until ${hhmm(d.until ?? 0)}: a spot launch failed for lack of capacity (poolUnavailableMinutes ${m.poolUnavailableMinutes})`;
+      const e = first?.event;
+      const s = e?.kind === 'launch-failed' ? e.shortage : null;
+      // The zone and code the event itself gave (shared/interruptions/shortage.ts); a pool is a
+      // type across the group's zones, so a shortage in one zone leaves it out everywhere.
+      const where = s?.availabilityZone ? ` in ${s.availabilityZone}` : '';
+      const code = s?.code ? ` (${s.code})` : '';
+      return `Left ${what} out of the plan until ${hhmm(d.until ?? 0)}: a spot launch failed for lack of capacity${where}${code} (poolUnavailableMinutes ${m.poolUnavailableMinutes})`;
     }
     case 'breaker':
       return `Opened the spot breaker until ${hhmm(d.until ?? 0)}: ${d.warned} of the plan's ${plan?.spot ?? 0} spot instances were warned within ${m.breaker.windowMinutes} min (more than ${m.breaker.reclaimedPercent} %); on-demand only for ${m.breaker.openMinutes} min`;

@@ -1,4 +1,5 @@
 /** Parsing the recorded EventBridge events (SQS record bodies) into spot events. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseSpotBody, spotShortage } from '#shared/interruptions/events.ts';
 import { fixture } from './harness.ts';
@@ -127,6 +128,15 @@ describe('parseSpotBody', () => {
     const parsed = parseSpotBody(JSON.stringify(e));
     expect(parsed.ok && parsed.events.length).toBe(n);
     if (n === 0) expect(parsed).toMatchObject({ skipped: { reason: 'NotActionable' } });
+  });
+
+  it.each([
+    { name: 'health-retirement-upcoming', n: 2 },
+    { name: 'health-retirement-closed', n: 0 },
+    { name: 'health-issue-open', n: 0 },
+  ])('the real-shaped Health event $name names $n instances to replace', ({ name, n }) => {
+    const parsed = parseSpotBody(readFileSync(`events/spot/${name}.json`, 'utf8'));
+    expect(parsed.ok && parsed.events.map((e) => e.kind)).toEqual(Array(n).fill('retirement'));
   });
 
   it.each([
