@@ -1,23 +1,24 @@
 /**
- * What `npm run local` (./local.ts) sets up on moto: the demo endpoint, its policy and the kill
- * switch in SSM, the state table, the scale-target state machine from statemachines/ with local
- * values, and the executions port that falls back to direct SageMaker calls when moto cannot run
+ * What `npm run local` (./local.ts) sets up on moto: a CloudFormation stack named `governor`
+ * (sam deploy's default name) that creates the state table and the policy and kill-switch
+ * parameters and names them in its outputs, as template.yaml's do, so the live commands
+ * (`governor status`, `decisions`, `shadow-report`, `pause`, `resume`, `release`) find them as they
+ * would in AWS; the demo endpoint; the scale-target state machine from statemachines/ with local
+ * values; and the executions port that falls back to direct SageMaker calls when moto cannot run
  * the machine.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { CreateStateMachineCommand, DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { SSMClient } from '@aws-sdk/client-ssm';
 import type { ExecutionsPort } from '#shared/aws/sfn.ts';
 import type { localConfig } from '#shared/cli/invoke.ts';
 import { placeholders, substitute } from '#shared/deploy/asl.ts';
+import { deployGovernorStack } from '../tests/live/moto-stack.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,
-  createStateTable,
   type MotoServer,
-  putStringParameter,
   TEST_ACCOUNT,
   TEST_REGION,
 } from '../tests/support/moto.ts';
@@ -28,6 +29,8 @@ export const MU = 60;
 /** Utilization at which p95 reaches the SLO (BACKTEST.md): saturation is MU / 0.8 = 75 a minute. */
 export const SLO_UTILIZATION = 0.8;
 export const ASL = 'statemachines/scale-target.asl.json';
+/** The stack's name: sam deploy's default, which the live commands look for without --stack. */
+export const STACK = 'governor';
 
 // No percentile signals: moto computes none, and one p95 query fails its whole GetMetricData call.
 export const POLICY = `version: 1
@@ -94,10 +97,13 @@ export function stateMachineOrDirect(
 
 export async function seed(moto: MotoServer, config: ReturnType<typeof localConfig>): Promise<boolean> {
   const aws = awsTestConfig(moto.endpoint);
-  await createStateTable(new DynamoDBClient(aws), config.STATE_TABLE_NAME);
-  const ssm = new SSMClient(aws);
-  await putStringParameter(ssm, config.POLICY_PARAMETER_NAME, POLICY);
-  await putStringParameter(ssm, config.KILL_SWITCH_PARAMETER_NAME, 'off');
+  const names = {
+    table: config.STATE_TABLE_NAME,
+    policy: config.POLICY_PARAMETER_NAME,
+    killSwitch: config.KILL_SWITCH_PARAMETER_NAME,
+    stateMachineArn: config.SCALE_STATE_MACHINE_ARN,
+  };
+  await deployGovernorStack(new CloudFormationClient(aws), STACK, names, POLICY);
   await createDemoEndpoint(new SageMakerClient(aws), ENDPOINT, 2);
   if (!existsSync(ASL)) return false;
   await moto.configure({ stepfunctions: { execute_state_machine: true } });

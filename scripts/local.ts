@@ -14,17 +14,22 @@
  * engine runs one execution per region (getmoto/moto#10077): changes after the first are
  * applied directly with the calls the state machine makes, and the output says so.
  *
+ * Each decision's CurrentCapacity goes into moto's CloudWatch (namespace Governor, TargetId), as
+ * the evaluate function's EMF line puts it there in AWS: `governor shadow-report` reads it.
+ *
  * Options: --minutes N (default 40), --trace FILE (default the Azure LLM conversation trace),
- * --keep: leave the seeded moto_server running after the replay (until Ctrl-C), with a tick
- * event at the replay's last minute in .tmp/local-tick.json, and print the exact
- * `governor invoke` command that evaluates it against moto.
+ * --shadow: replay in shadow mode (decided and recorded, the endpoint left as it is: what
+ * `governor shadow-report` judges), --keep: leave the seeded moto_server running after the
+ * replay (until Ctrl-C), with a tick event at the replay's last minute in .tmp/local-tick.json,
+ * and print what to export and the live commands (`governor status`, `decisions`,
+ * `shadow-report`, `pause`, `resume`, `release`, `invoke`) that work against it.
  *
  * Needs moto_server (Python: pipx install "moto[server]"); without it, one line says how to
  * get it (README, "Prerequisites").
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
 import { ssmPolicySource } from '#functions/evaluate/policy-source.ts';
@@ -44,7 +49,16 @@ import {
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../tests/support/moto.ts';
-import { ASL, ENDPOINT, MU, notes, SLO_UTILIZATION, seed, stateMachineOrDirect } from './local-setup.ts';
+import {
+  ASL,
+  ENDPOINT,
+  MU,
+  notes,
+  SLO_UTILIZATION,
+  STACK,
+  seed,
+  stateMachineOrDirect,
+} from './local-setup.ts';
 
 const quiet: Telemetry = {
   info: () => {},
@@ -76,8 +90,8 @@ function schedulerTick(id: string, at: number) {
 }
 
 /** Replays the trace; returns the time of the last tick (epoch ms). */
-async function run(moto: MotoServer, minutes: number, traceFile: string): Promise<number> {
-  const config = localConfig({ AWS_REGION: TEST_REGION });
+async function run(moto: MotoServer, minutes: number, traceFile: string, shadow: boolean): Promise<number> {
+  const config = localConfig({ AWS_REGION: TEST_REGION, ...(shadow ? { GOVERNOR_MODE: 'shadow' } : {}) });
   const requests = parseTrace(readFileSync(traceFile, 'utf8'), traceFile).requests.slice(1); // minute 0 is partial
   const machine = await seed(moto, config);
   const clients = createClients({
@@ -110,7 +124,7 @@ async function run(moto: MotoServer, minutes: number, traceFile: string): Promis
   const start = Math.floor(Date.now() / 60_000) * 60_000 - minutes * 60_000;
   const n = Math.min(minutes, requests.length);
   console.log(
-    `replaying ${n} minutes of ${traceFile} against ${ENDPOINT} (policy: ${0.7 * MU} requests a minute per instance, GPU 70 %)`,
+    `replaying ${n} minutes of ${traceFile} against ${ENDPOINT} in ${config.GOVERNOR_MODE} mode (policy: ${0.7 * MU} requests a minute per instance, GPU 70 %)`,
   );
   for (let i = 0; i < n; i++) {
     const r = requests[i]!;
@@ -124,6 +138,7 @@ async function run(moto: MotoServer, minutes: number, traceFile: string): Promis
     const now = start + (i + 1) * 60_000 + 5_000;
     const report = await evaluate(schedulerTick(`local-tick-${i}`, now), now);
     for (const rec of report.records) {
+      if (rec.decision) await putCurrentCapacity(cw, rec.targetId, now, rec.decision.currentCapacity);
       console.log(
         `${hhmm(now)}  ${String(r).padStart(4)} req/min on ${ready}: ${perInstance.toFixed(0).padStart(3)}/instance, GPU ${gpu.toFixed(0).padStart(3)} %  ` +
           `[${rec.outcome}] ${rec.decision?.message ?? rec.detail}`,
@@ -137,16 +152,53 @@ async function run(moto: MotoServer, minutes: number, traceFile: string): Promis
   return start + n * 60_000 + 5_000;
 }
 
+/** What the evaluate function's EMF line puts in CloudWatch in AWS: the decision's CurrentCapacity. */
+async function putCurrentCapacity(cw: CloudWatchClient, targetId: string, at: number, capacity: number) {
+  await cw.send(
+    new PutMetricDataCommand({
+      Namespace: 'Governor',
+      MetricData: [
+        {
+          MetricName: 'CurrentCapacity',
+          Dimensions: [{ Name: 'TargetId', Value: targetId }],
+          Timestamp: new Date(at),
+          Value: capacity,
+          Unit: 'Count',
+        },
+      ],
+    }),
+  );
+}
+
 const TICK_FILE = '.tmp/local-tick.json';
 
-/** --keep: a tick at the replay's last minute, and the command that evaluates it on this moto. */
-function keepRunning(moto: MotoServer, lastTick: number): void {
+/** --keep: a tick at the replay's last minute, what to export, and the commands that work on this moto. */
+function keepRunning(moto: MotoServer, lastTick: number, shadow: boolean): void {
   mkdirSync('.tmp', { recursive: true });
   const tick = schedulerTick('local-keep-tick', lastTick);
   writeFileSync(TICK_FILE, `${JSON.stringify(tick, null, 2)}\n`);
+  const env = `AWS_ENDPOINT_URL=${moto.endpoint} AWS_REGION=${TEST_REGION} AWS_ACCESS_KEY_ID=${TEST_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${TEST_CREDENTIALS.secretAccessKey}`;
   console.log(
-    `moto_server keeps running on ${moto.endpoint}, seeded (policy in SSM, ${ENDPOINT}, its metrics); try, from another terminal in this folder:`,
+    `moto_server keeps running on ${moto.endpoint}, seeded: stack ${STACK} (its table, policy and kill switch), ${ENDPOINT}, its metrics and the decisions above.`,
   );
+  console.log('From another terminal in this folder, aim the CLI at it (fake credentials, never AWS):');
+  console.log(`  export ${env}`);
+  console.log('then try:');
+  for (const [command, what] of [
+    ['npx governor status', 'each target now'],
+    ['npx governor decisions --target demo-llm --since 2h', "the replay's decisions"],
+    [
+      'npx governor shadow-report --target demo-llm --days 1 --html reports/shadow.html',
+      shadow
+        ? 'the shadow decisions against the endpoint'
+        : 'judges shadow decisions: replay with --shadow to have some',
+    ],
+    ['npx governor pause', 'kill switch on'],
+    ['npx governor release', 'kill switch release: the next tick resumes what Governor suspended'],
+    ['npx governor resume', 'kill switch off'],
+  ] as const)
+    console.log(`  ${command}  # ${what}`);
+  console.log('and one more tick, evaluated against this moto (drop --shadow to let it act):');
   console.log(
     `  AWS_ENDPOINT_URL=${moto.endpoint} npx governor invoke evaluate --event ${TICK_FILE} --shadow --now event`,
   );
@@ -160,11 +212,12 @@ function options() {
         minutes: { type: 'string', default: '40' },
         trace: { type: 'string' },
         keep: { type: 'boolean', default: false },
+        shadow: { type: 'boolean', default: false },
       },
     }).values;
   } catch (error) {
     console.error(
-      `local: ${(error as Error).message.split('\n')[0]} (options: --minutes N, --trace FILE, --keep)`,
+      `local: ${(error as Error).message.split('\n')[0]} (options: --minutes N, --trace FILE, --shadow, --keep)`,
     );
     process.exit(2);
   }
@@ -191,8 +244,9 @@ const stop = async (code: number) => {
 process.once('SIGINT', () => void stop(values.keep ? 0 : 130));
 process.once('SIGTERM', () => void stop(143));
 try {
-  const lastTick = await run(moto, minutes, values.trace ?? 'traces/azure_llm_2023_conv_per_minute.csv');
-  if (values.keep) keepRunning(moto, lastTick);
+  const trace = values.trace ?? 'traces/azure_llm_2023_conv_per_minute.csv';
+  const lastTick = await run(moto, minutes, trace, values.shadow);
+  if (values.keep) keepRunning(moto, lastTick, values.shadow);
   else await stop(0);
 } catch (error) {
   const debug = process.env.GOVERNOR_DEBUG && error instanceof Error ? error.stack : undefined;

@@ -47,7 +47,7 @@ const OPTIONS = {
 /** CloudWatch keeps one-minute datapoints for 15 days; the last whole day inside them is the 14th. */
 export const MAX_SHADOW_DAYS = 14;
 /** The newest minutes are not all published yet: the window ends this long before now. */
-const PUBLICATION_MS = 3 * 60_000;
+const PUBLICATION_MS = 2 * 60_000;
 
 /** The price: --usd-per-hour, else the on-demand price of the target's committed (or first) pool. */
 function priceOf(t: TargetPolicy, raw: string | undefined) {

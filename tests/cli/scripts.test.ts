@@ -29,7 +29,7 @@ describe('a missing prerequisite is one line saying how to install it', () => {
     const run = spawnSync(NODE, ['scripts/local.ts', '--minute', '1'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(
-      /^local: Unknown option '--minute'.*\(options: --minutes N, --trace FILE, --keep\)\n$/,
+      /^local: Unknown option '--minute'.*\(options: --minutes N, --trace FILE, --shadow, --keep\)\n$/,
     );
   });
 

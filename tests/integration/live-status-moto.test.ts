@@ -246,7 +246,7 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       },
       0,
     );
-    // shadow-report: the hour before the window's end (now - 3 min), one datapoint and one shadow decision a minute.
+    // shadow-report: an hour that ends 10 minutes before the window does, one datapoint and one shadow decision a minute.
     const end = Math.floor((now - 180_000) / 60_000) * 60_000;
     const minutes = Array.from({ length: 60 }, (_, k) => end - (70 - k) * 60_000);
     await putDatapoints(
