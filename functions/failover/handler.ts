@@ -5,6 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
@@ -20,6 +21,10 @@ import { createFailoverEvaluator } from './run.ts';
 
 const config = parseFailoverConfig(process.env);
 const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover' });
+// RoutingDrift by [GroupId] alone (no default `service` dimension): the template's alarm reads
+// SCHEMA(Governor, GroupId).
+const metrics = new Metrics({ namespace: config.METRIC_NAMESPACE });
+metrics.clearDefaultDimensions();
 // Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
 const tracing = createTracing(process.env, process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover');
 const options = {
@@ -46,12 +51,18 @@ const run = createFailoverEvaluator({
     config.STATE_TABLE_NAME,
     config.PEER_STATE_TABLE_NAME,
     config.AWS_REGION,
+    options,
   ),
   telemetry: {
     info: (m, a) => logger.info(m, a ?? {}),
     error: (m, a) => logger.error(m, a ?? {}),
     decision: (record) =>
       logger.info(`failover ${String(record.groupId)}: ${String(record.outcome)}`, { record }),
+    drift: (groupId, minutes) => {
+      metrics.addDimension('GroupId', groupId);
+      metrics.addMetric('RoutingDrift', MetricUnit.NoUnit, minutes);
+      metrics.publishStoredMetrics();
+    },
   },
 });
 

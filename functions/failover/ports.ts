@@ -1,6 +1,6 @@
 /** Every adapter the failover health evaluation uses, built from one set of SDK clients. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Clients } from '../../shared/aws/clients.ts';
+import type { ClientOptions, Clients } from '../../shared/aws/clients.ts';
 import { cloudWatchMetrics, type MetricsPort } from '../../shared/aws/cloudwatch.ts';
 import {
   dynamoFailoverStore,
@@ -18,6 +18,7 @@ import {
 import { type SageMakerPort, sageMakerAdapter } from '../../shared/aws/sagemaker.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
 import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
+import { awsRoutingReads, type RoutingReadPort } from './routing-truth.ts';
 
 export interface FailoverPorts {
   parameters: ParametersPort;
@@ -27,6 +28,8 @@ export interface FailoverPorts {
   store: FailoverStorePort;
   heartbeats: HeartbeatPort;
   executions: FailoverExecutionsPort;
+  /** The routing as it is (reads only): the reconciliation's truth. */
+  routing: RoutingReadPort;
 }
 
 export function awsFailoverPorts(
@@ -35,6 +38,7 @@ export function awsFailoverPorts(
   tableName: string,
   peerTableName: string,
   ownRegion: string,
+  options: ClientOptions,
 ): FailoverPorts {
   return {
     parameters: ssmParameters(clients.home.ssm),
@@ -45,5 +49,6 @@ export function awsFailoverPorts(
     // This region's heartbeat is in this stack's own table; the other members' in the peer's.
     heartbeats: dynamoHeartbeats(dynamoFor, (region) => (region === ownRegion ? tableName : peerTableName)),
     executions: failoverExecutions(clients.home.sfn),
+    routing: awsRoutingReads(options),
   };
 }

@@ -20,18 +20,23 @@ import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
 import { type ResolvedGroup, resolveFailoverGroups } from '../../shared/failover/group.ts';
 import { failoverInput, needsExecution } from '../../shared/failover/machine-input.ts';
-import { initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
+import { capacityFloors, initialFailoverState, stepFailover } from '../../shared/failover/plan.ts';
+import type { ReconcileAct } from '../../shared/failover/reconcile.ts';
 import { type FailoverState, FailoverStateSchema } from '../../shared/failover/types.ts';
-import { errorText } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
-import { healthQueries, observation, type RegionRead } from '../../shared/signals/failover-observe.ts';
 import type { FailoverConfig } from './config.ts';
+import { clipped, readRegions } from './observe.ts';
 import type { FailoverPorts } from './ports.ts';
+import { type Memory, memoryOf, NO_MEMORY, observeRouting, settle } from './reconcile.ts';
+import { decisionRecord, redoOf } from './record.ts';
 
 export type FailoverOutcome =
   | 'started'
+  | 'redone'
+  | 'held'
+  | 'rebased'
   | 'recorded'
   | 'shadow'
   | 'killed'
@@ -58,6 +63,8 @@ export interface FailoverTelemetry {
   info(message: string, attributes?: Record<string, unknown>): void;
   error(message: string, attributes?: Record<string, unknown>): void;
   decision(record: Record<string, unknown>): void;
+  /** The RoutingDrift metric of a group: minutes its routing has differed from the planner's intent. */
+  drift?(groupId: string, minutes: number): void;
 }
 
 export interface FailoverDeps {
@@ -66,9 +73,6 @@ export interface FailoverDeps {
   telemetry: FailoverTelemetry;
   random?: () => number;
 }
-
-/** A caught error as text, clipped: its message may quote what a sender controls. */
-const clipped = (e: unknown) => clip(errorText(e));
 
 export function createFailoverEvaluator(deps: FailoverDeps) {
   return async (raw: unknown, now: number, home: { account?: string } = {}): Promise<FailoverReport> => {
@@ -99,59 +103,23 @@ export function createFailoverEvaluator(deps: FailoverDeps) {
   };
 }
 
-async function readRegions(deps: FailoverDeps, policy: PolicyFile, g: ResolvedGroup, now: number) {
-  const queries = healthQueries(g, policy.targets, deps.config.METRIC_NAMESPACE);
-  const reads: Record<string, RegionRead> = {};
-  const window = {
-    start: Math.floor(now / 60_000) * 60_000 - g.health.staleAfterSeconds * 1000 - 60_000,
-    end: Math.floor(now / 60_000) * 60_000,
-  };
-  for (const m of g.members) {
-    const t = policy.targets.find((x) => x.id === m.targetId)!;
-    const read: RegionRead = { results: null };
-    const attempt = async (what: string, f: () => Promise<void>) => {
-      try {
-        await f();
-      } catch (e) {
-        deps.telemetry.info(`${g.id}: ${what} in ${m.region} unreadable, left missing: ${clipped(e)}`);
-      }
-    };
-    await attempt('metrics', async () => {
-      read.results = await deps.ports.metrics.getMetricData(
-        m.region,
-        queries.filter((q) => q.region === m.region),
-        window,
-      );
-    });
-    await attempt('capacity', async () => {
-      const c =
-        t.kind === 'sagemaker-variant'
-          ? await deps.ports.sageMaker.variantCapacity(t.region, t.endpointName, t.variantName)
-          : t.kind === 'sagemaker-inference-component'
-            ? await deps.ports.sageMaker.componentCapacity(t.region, t.inferenceComponentName)
-            : (await deps.ports.groups.describeGroups(t.region, [t.autoScalingGroupName])).get(
-                t.autoScalingGroupName,
-              )?.capacity;
-      if (c) read.capacity = { desired: c.desired, ready: c.ready };
-    });
-    await attempt('heartbeat', async () => {
-      const beat = await deps.ports.heartbeats.lastBeat(m.region, m.targetId);
-      if (beat !== null) read.lastBeatAt = beat;
-    });
-    reads[m.region] = read;
-  }
-  return observation(g, queries, reads, now);
-}
-
 interface Stored {
   state: FailoverState;
   version: number | null;
   mode: string | null;
   lastEventId: string | null;
+  memory: Memory;
 }
 
 function decode(deps: FailoverDeps, g: ResolvedGroup, item: Record<string, unknown> | undefined): Stored {
-  if (!item) return { state: initialFailoverState(g), version: null, mode: null, lastEventId: null };
+  if (!item)
+    return {
+      state: initialFailoverState(g),
+      version: null,
+      mode: null,
+      lastEventId: null,
+      memory: NO_MEMORY,
+    };
   const parsed = FailoverStateSchema.safeParse(item.state);
   if (!parsed.success) deps.telemetry.error(`${g.id}: stored state malformed, starting from steady`);
   return {
@@ -159,8 +127,16 @@ function decode(deps: FailoverDeps, g: ResolvedGroup, item: Record<string, unkno
     version: typeof item.version === 'number' ? item.version : null,
     mode: typeof item.mode === 'string' ? item.mode : null,
     lastEventId: typeof item.lastEventId === 'string' ? item.lastEventId : null,
+    memory: memoryOf(item),
   };
 }
+
+const OUTCOME_OF: Record<Exclude<ReconcileAct, 'plan'>, FailoverOutcome> = {
+  hold: 'held',
+  rebase: 'rebased',
+  'redo-execution': 'redone',
+  'redo-routing': 'redone',
+};
 
 async function evaluateGroup(
   deps: FailoverDeps,
@@ -189,30 +165,28 @@ async function evaluateGroup(
       : stored.state;
   const result = stepFailover(prev, await readRegions(deps, policy, g, now), g, now);
   const killed = judged?.on === true;
-  const acting = mode === 'active' && !killed && needsExecution(result.actions);
-  const next: FailoverState = killed ? { ...prev, health: result.state.health } : result.state;
   const at = new Date(now).toISOString();
-  const won = await deps.ports.store.write(g.id, stored.version, {
-    state: next,
-    mode,
-    lastEventId: eventId,
-    updatedAt: at,
-    lastDecisionId: decisionId,
-    floors: result.floors,
-  });
-  let outcome: FailoverOutcome = !won
-    ? 'superseded'
-    : mode === 'shadow'
-      ? 'shadow'
-      : killed
-        ? 'killed'
-        : acting
-          ? 'started'
-          : 'recorded';
-  let detail = killed ? (judged?.message ?? '') : '';
-  if (won && acting) {
-    try {
-      const input = failoverInput({
+  const expiresAt = expiresAtFor(at, deps.config.AUDIT_TTL_DAYS);
+  const arn = deps.config.FAILOVER_STATE_MACHINE_ARN;
+  // Shadow mode acts on nothing, so there is nothing to reconcile: it plans as before.
+  const seen =
+    mode === 'active'
+      ? await observeRouting(deps.ports, arn, g, prev, stored.memory, killed, now, (m) =>
+          deps.telemetry.info(m),
+        )
+      : null;
+  const settled = seen
+    ? settle(seen.verdict, seen.last, prev, result, stored.memory, killed)
+    : {
+        act: 'plan' as const,
+        next: killed ? { ...prev, health: result.state.health } : result.state,
+        memory: stored.memory,
+      };
+  const planned = settled.act === 'plan';
+  const acting = mode === 'active' && !killed && planned && needsExecution(result.actions);
+  const redo = settled.act === 'redo-execution' || settled.act === 'redo-routing';
+  const input = acting
+    ? failoverInput({
         decisionId,
         group: g,
         targets: policy.targets,
@@ -221,52 +195,79 @@ async function evaluateGroup(
         previousWeights: prev.weights,
         killSwitchValue: judged?.value ?? '',
         now,
-        expiresAt: expiresAtFor(at, deps.config.AUDIT_TTL_DAYS),
-      });
-      const started = await deps.ports.executions.start(
-        deps.config.FAILOVER_STATE_MACHINE_ARN,
-        decisionId,
-        input,
-      );
+        expiresAt,
+      })
+    : redo && seen
+      ? redoOf(settled.act, stored.memory, decisionId, g, prev, seen, judged?.value ?? '', now, expiresAt)
+      : null;
+  const memory =
+    input === null
+      ? { ...settled.memory, generationInput: stored.memory.generationInput }
+      : acting
+        ? {
+            generation: decisionId,
+            generationInput: JSON.stringify(input),
+            prior: prev,
+            attempts: 0,
+            driftSince: settled.memory.driftSince,
+          }
+        : { ...settled.memory, generation: decisionId, generationInput: JSON.stringify(input) };
+  const won = await deps.ports.store.write(g.id, stored.version, {
+    state: settled.next,
+    mode,
+    lastEventId: eventId,
+    updatedAt: at,
+    lastDecisionId: decisionId,
+    floors: capacityFloors(g, settled.next),
+    ...memory,
+  });
+  let outcome: FailoverOutcome = !won
+    ? 'superseded'
+    : mode === 'shadow'
+      ? 'shadow'
+      : killed
+        ? settled.act === 'rebase'
+          ? 'rebased'
+          : 'killed'
+        : !planned
+          ? OUTCOME_OF[settled.act as Exclude<ReconcileAct, 'plan'>]
+          : acting
+            ? 'started'
+            : 'recorded';
+  let detail = killed ? (judged?.message ?? '') : '';
+  if (won && input !== null) {
+    try {
+      const started = await deps.ports.executions.start(arn, decisionId, input);
       if (started.duplicate) outcome = 'duplicate';
     } catch (e) {
       outcome = 'failed';
       detail = `the failover state machine did not start: ${clipped(e)}`;
     }
   }
-  const record = {
-    pk: `FAILOVER#${g.id}`,
-    sk: `DECISION#${at}#${decisionId}`,
-    decisionId,
-    groupId: g.id,
+  const record = decisionRecord({
+    g,
     at,
+    decisionId,
     mode,
     outcome,
-    phase: result.decision.phase,
-    previousPhase: result.decision.previousPhase,
-    reasons: result.decision.reasons,
-    message: result.decision.message,
-    weights: result.decision.weights,
-    actions: outcome === 'started' ? result.actions : [],
-    planned: result.actions,
-    health: Object.fromEntries(
-      Object.entries(result.decision.health).map(([r, h]) => [
-        r,
-        { status: h.status, reasons: h.reasons, message: clip(h.message) },
-      ]),
-    ),
+    prev,
+    settled,
+    result,
+    seen,
+    memory,
     detail,
-    expiresAt: expiresAtFor(at, deps.config.AUDIT_TTL_DAYS),
-  };
+    expiresAt,
+  });
   await deps.ports.store.putRecord(record);
   deps.telemetry.decision(record);
+  if (seen && seen.verdict.driftMinutes !== null) deps.telemetry.drift?.(g.id, seen.verdict.driftMinutes);
   if (outcome === 'failed') throw new Error(`${g.id}: ${detail}`);
   return {
     groupId: g.id,
     decisionId,
     outcome,
-    phase: result.decision.phase,
-    reasons: result.decision.reasons,
-    message: result.decision.message,
+    phase: settled.next.phase,
+    reasons: record.reasons,
+    message: record.message,
   };
 }

@@ -7,9 +7,15 @@
  *   phase records (PHASE#<id>#...);
  * - each region's Governor heartbeat: the `updatedAt` of a member target's state item in that
  *   region's state table (the evaluate function writes it on every evaluation);
- * - starting the failover state machine with execution name = decision id.
+ * - starting the failover state machine with execution name = decision id, and reading how the
+ *   newest one ended (the reconciliation, shared/failover/reconcile.ts).
  */
-import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  type SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { STATE_SK, targetPk } from '../state/item.ts';
 import { errorName } from './clients.ts';
@@ -95,6 +101,34 @@ export interface FailoverExecutionsPort {
     name: string,
     input: unknown,
   ): Promise<{ executionArn: string | null; duplicate: boolean }>;
+  /** How the execution `name` of the state machine stands: lost when it does not exist. */
+  describe(stateMachineArn: string, name: string): Promise<LastExecution>;
+}
+
+/** How an execution stands (shared/failover/reconcile.ts reads it as its LastExecution). */
+export interface LastExecution {
+  status: 'running' | 'succeeded' | 'failed' | 'lost' | 'unreadable';
+  /** The outcome a succeeded execution reported (statemachines/failover.asl.json), else null. */
+  outcome: string | null;
+}
+
+/** arn:aws:states:R:A:stateMachine:M and name N -> arn:aws:states:R:A:execution:M:N. */
+export const executionArnOf = (stateMachineArn: string, name: string): string =>
+  `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+
+/** DescribeExecution's answer as the reconciliation reads it. Pure. */
+export function lastExecutionOf(status: unknown, output: unknown): LastExecution {
+  if (status === 'RUNNING' || status === 'PENDING_REDRIVE') return { status: 'running', outcome: null };
+  if (status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED')
+    return { status: 'failed', outcome: null };
+  if (status !== 'SUCCEEDED') return { status: 'unreadable', outcome: null };
+  let outcome: unknown = null;
+  try {
+    outcome = typeof output === 'string' ? (JSON.parse(output) as { outcome?: unknown }).outcome : null;
+  } catch {
+    outcome = null;
+  }
+  return { status: 'succeeded', outcome: typeof outcome === 'string' ? outcome.slice(0, 64) : null };
 }
 
 export function failoverExecutions(client: SFNClient): FailoverExecutionsPort {
@@ -108,6 +142,17 @@ export function failoverExecutions(client: SFNClient): FailoverExecutionsPort {
       } catch (error) {
         if (error instanceof ExecutionAlreadyExists || errorName(error) === 'ExecutionAlreadyExists')
           return { executionArn: null, duplicate: true };
+        throw error;
+      }
+    },
+    async describe(stateMachineArn, name) {
+      try {
+        const out = await client.send(
+          new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, name) }),
+        );
+        return lastExecutionOf(out.status, out.output);
+      } catch (error) {
+        if (errorName(error) === 'ExecutionDoesNotExist') return { status: 'lost', outcome: null };
         throw error;
       }
     },

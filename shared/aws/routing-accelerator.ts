@@ -14,19 +14,21 @@
  * and endpoint groups of different listeners (dials share out one listener's traffic).
  *
  * Global Accelerator's API is served from us-west-2 only: its client uses us-west-2 whatever the
- * stack's region.
+ * stack's region. The reads are in ./routing-accelerator-read.ts (the failover health evaluation
+ * imports that module alone).
  */
+import { type GlobalAcceleratorClient, UpdateEndpointGroupCommand } from '@aws-sdk/client-global-accelerator';
 import {
-  DescribeEndpointGroupCommand,
-  GlobalAcceleratorClient,
-  UpdateEndpointGroupCommand,
-} from '@aws-sdk/client-global-accelerator';
-import { MalformedResponseError } from './capacity.ts';
-import { type ClientOptions, clientConfig } from './clients.ts';
+  type Dials,
+  GROUP_ARN,
+  GROUP_EXAMPLE,
+  globalAcceleratorDialReads,
+  listenerOf,
+  readDials,
+  dialSite as site,
+} from './routing-accelerator-read.ts';
 import {
-  type CallSite,
   calling,
-  finishClient,
   RoutingInputError,
   RoutingRefusedError,
   requireEntries,
@@ -34,15 +36,11 @@ import {
   requireNumber,
 } from './routing-common.ts';
 
-/** The only region Global Accelerator's API answers in. */
-export const GLOBAL_ACCELERATOR_REGION = 'us-west-2';
-
-/** The Global Accelerator client, in us-west-2, built like clients.ts builds every client. */
-export const globalAcceleratorClient = (options: ClientOptions): GlobalAcceleratorClient =>
-  finishClient(options, new GlobalAcceleratorClient(clientConfig(options, GLOBAL_ACCELERATOR_REGION)));
-
-/** Dials in percent (0-100, fractions allowed) by endpoint group ARN. */
-export type Dials = Record<string, number>;
+export {
+  type Dials,
+  GLOBAL_ACCELERATOR_REGION,
+  globalAcceleratorClient,
+} from './routing-accelerator-read.ts';
 
 export interface DialChange {
   /** The endpoint groups written, in the order they were (raises first). */
@@ -57,13 +55,6 @@ export interface TrafficDialsPort {
   /** Each endpoint group's dial, by ARN. */
   dials(arns: readonly string[]): Promise<Dials>;
 }
-
-const GROUP_ARN =
-  /^(arn:aws[a-z-]*:globalaccelerator::\d{12}:accelerator\/[\w-]+\/listener\/[\w-]+)\/endpoint-group\/[\w-]+$/;
-const GROUP_EXAMPLE =
-  'arn:aws:globalaccelerator::123456789012:accelerator/1234abcd-abcd/listener/0123vxyz/endpoint-group/098765zyxwvu';
-
-const listenerOf = (arn: string) => GROUP_ARN.exec(arn)![1]!;
 
 /** The dials checked: endpoint group ARNs of one listener, 0-100, not all 0. Pure. */
 export function checkedDials(dials: Readonly<Dials>): [string, number][] {
@@ -92,38 +83,10 @@ export function dialOrder(current: Readonly<Dials>, wanted: readonly [string, nu
   return [...raises, ...cuts];
 }
 
-const site = (action: string, arn: string): CallSite => ({
-  action: `globalaccelerator:${action}`,
-  resource: arn,
-  what: `endpoint group ${arn}`,
-  notFoundFix: 'check the endpoint group ARN (aws globalaccelerator list-endpoint-groups --region us-west-2)',
-});
-
 export function globalAcceleratorDials(client: GlobalAcceleratorClient): TrafficDialsPort {
-  async function read(arns: readonly string[]): Promise<Dials> {
-    const found: Dials = {};
-    for (const EndpointGroupArn of arns) {
-      const out = await calling(site('DescribeEndpointGroup', EndpointGroupArn), () =>
-        client.send(new DescribeEndpointGroupCommand({ EndpointGroupArn })),
-      );
-      const pct = out.EndpointGroup?.TrafficDialPercentage;
-      if (typeof pct !== 'number' || !Number.isFinite(pct) || pct < 0 || pct > 100) {
-        throw new MalformedResponseError(
-          `DescribeEndpointGroup of ${EndpointGroupArn}: TrafficDialPercentage is ${pct === undefined ? 'missing' : JSON.stringify(pct)}`,
-        );
-      }
-      found[EndpointGroupArn] = pct;
-    }
-    return found;
-  }
-
+  const read = (arns: readonly string[]) => readDials(client, arns);
   return {
-    async dials(arns) {
-      if (!Array.isArray(arns) || arns.length === 0)
-        throw new RoutingInputError('arns is empty: name at least one endpoint group');
-      for (const [i, a] of arns.entries()) requireMatch(a, `arns[${i}]`, GROUP_ARN, GROUP_EXAMPLE);
-      return read(arns);
-    },
+    dials: globalAcceleratorDialReads(client).dials,
     async setDials(dials) {
       const wanted = checkedDials(dials);
       const arns = wanted.map(([arn]) => arn);

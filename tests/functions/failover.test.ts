@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ListResourceRecordSetsCommand, Route53Client } from '@aws-sdk/client-route-53';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import {
@@ -26,7 +27,7 @@ import { createClients } from '#shared/aws/clients.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
-import { chatGroup } from './failover-group.ts';
+import { chatGroup, chatTargets, weightedRecords } from './failover-group.ts';
 
 const TICK = JSON.parse(readFileSync('events/failover-tick.json', 'utf8'));
 const FOREIGN = JSON.parse(readFileSync('events/failover-foreign.json', 'utf8'));
@@ -35,14 +36,7 @@ const MIN = 60_000;
 
 const POLICY = {
   version: 1,
-  targets: ['us-east-1', 'us-west-2'].map((region) => ({
-    id: region === 'us-east-1' ? 'chat-east' : 'chat-west',
-    kind: 'sagemaker-variant',
-    region,
-    endpointName: region === 'us-east-1' ? 'chat-east' : 'chat-west',
-    scaling: { minCapacity: 1, maxCapacity: 20 },
-    signals: [{ metric: 'invocationsPerInstance', target: 100 }],
-  })),
+  targets: chatTargets(),
   failover: { groups: [chatGroup({ failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 })] },
 };
 const GROUP = resolveFailoverGroups(policyOrThrow(POLICY))[0]!;
@@ -55,6 +49,9 @@ mockClient(AutoScalingClient);
 const sfn = mockClient(SFNClient);
 const ddb = mockClient(DynamoDBDocumentClient);
 mockClient(DynamoDBClient);
+// The routing as it is (the reconciliation reads it every evaluation): 100/0, the planner's intent.
+const r53 = mockClient(Route53Client);
+const recordSets = weightedRecords;
 
 /** The primary's state: failing for 2 periods before this one (a third breach fails it). */
 const failingState = () => ({
@@ -73,7 +70,8 @@ const failingState = () => ({
 function world(
   opts: { kill?: string; metrics?: 'ok' | 'missing'; stored?: Record<string, unknown> | undefined } = {},
 ) {
-  for (const m of [ssm, cw, sm, sfn, ddb]) m.reset();
+  for (const m of [ssm, cw, sm, sfn, ddb, r53]) m.reset();
+  r53.on(ListResourceRecordSetsCommand).resolves(recordSets(100, 0));
   ssm.on(GetParameterCommand).resolves({ Parameter: { Name: '/governor/policy', Value: YAML } });
   ssm.on(GetParametersByPathCommand).resolves({ Parameters: [] });
   ssm
@@ -159,6 +157,7 @@ function evaluator(env: Record<string, string> = {}) {
       'standby-state',
       'primary-state',
       'us-west-2',
+      options,
     ),
     telemetry: { info: () => {}, error: () => {}, decision: () => {} },
     random: () => 0.5,

@@ -18,6 +18,8 @@ export const ENTERED_TIME = '2025-06-02T12:00:00.000Z';
 
 export interface FailoverFakes {
   getParameters: Script;
+  /** The generation check: the group's item (by default naming this execution's decision). */
+  getItem: Script;
   putMetricData: Script;
   putItem: Script;
   prescale: Script;
@@ -25,6 +27,11 @@ export interface FailoverFakes {
   route: Script;
   check: Script;
 }
+
+/** The group's item as the generation check reads it: `decisionId` is the newest (null: none named). */
+export const newest = (decisionId: unknown) => ({
+  Item: decisionId === null ? {} : { generation: { S: String(decisionId) } },
+});
 
 const lambda = (payload: Record<string, unknown>) => ({ Payload: payload, StatusCode: 200 });
 export const ready = (yes: boolean, detail = yes ? 'chat-west 12 of 12 ready' : 'chat-west 2 of 12 ready') =>
@@ -39,6 +46,7 @@ export const fakes = (overrides: Partial<FailoverFakes> = {}): FailoverFakes => 
     Parameters: [{ Name: KILL_SWITCH, Type: 'String', Value: 'off', Version: 3 }],
     InvalidParameters: [],
   }),
+  getItem: new Script((_input: unknown, execution: Record<string, unknown>) => newest(execution.decisionId)),
   putMetricData: new Script({}),
   putItem: new Script({}),
   prescale: new Script(lambda({ detail: 'chat-west desired 0 -> 12' })),
@@ -100,6 +108,8 @@ export const failoverInput = (extra: Record<string, unknown> = {}) => ({
 
 export interface RunResult {
   status: 'SUCCEEDED' | 'FAILED';
+  /** The outcome a succeeded execution reports (killed, halted, finished, ...), else null. */
+  outcome: string | null;
   error: string | null;
   /** Every call in the order made, as 'op' names: 'prescale', 'route', 'putItem', ... */
   order: string[];
@@ -165,11 +175,11 @@ export async function runFailover(
     } as never,
   });
   try {
-    await execution.result;
-    return { status: 'SUCCEEDED', error: null, order };
+    const output = (await execution.result) as { outcome?: string } | null;
+    return { status: 'SUCCEEDED', outcome: output?.outcome ?? null, error: null, order };
   } catch (error) {
     if (!(error instanceof ExecutionError)) throw error;
-    return { status: 'FAILED', error: (error.cause as Error).name, order };
+    return { status: 'FAILED', outcome: null, error: (error.cause as Error).name, order };
   }
 }
 

@@ -9,6 +9,7 @@ import {
   failoverInput,
   fakes,
   healthy,
+  newest,
   phases,
   ready,
   regressed,
@@ -178,9 +179,20 @@ describe("every Task's Catch path", () => {
         'Record the stop by the kill switch': {
           getParameters: new Script({ Parameters: [{ Name: 'k', Value: 'on' }], InvalidParameters: [] }),
         },
+        'Read the newest decision before the rollback': { check: new Script(regressed()) },
+        'Record that traffic returned to an unhealthy region': { check: new Script(regressed()) },
+        'Record the stop by a newer decision': {
+          getItem: new Script(newest('20250602T115900000Z-99999999')),
+        },
       };
+      // A step without a rollback (a planner's rollback, a redo) reaches the record of its regression.
+      const noRollback = task === 'Record that traffic returned to an unhealthy region';
       const aws = fakes(reaching[task] ?? {});
-      const result = await runFailover(failoverInput({ readyPolls: 1 }), aws, [task]);
+      const input = failoverInput({
+        readyPolls: 1,
+        ...(noRollback ? { steps: [{ action: stepsOf([10], 0)[0]!.action }] } : {}),
+      });
+      const result = await runFailover(input, aws, [task]);
       expect(result.status).toBe('FAILED');
       expect(result.error).toBe('Governor.FailoverFailed');
       const failed = phases(aws).at(-1);

@@ -65,10 +65,14 @@ describe('calls and grants in template.yaml', () => {
       'cloudwatch:getmetricdata',
       'dynamodb:getitem',
       'dynamodb:putitem',
+      'globalaccelerator:describeendpointgroup',
+      'route53-recovery-cluster:getroutingcontrolstate',
+      'route53:listresourcerecordsets',
       'sagemaker:describeendpoint',
       'sagemaker:describeinferencecomponent',
       'ssm:getparameter',
       'ssm:getparametersbypath',
+      'states:describeexecution',
       'states:startexecution',
     ]);
   });
@@ -94,9 +98,10 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it('sees the failover state machine invoke the act function, read the kill switch, record its phases and count capacity halts, nothing more', () => {
+  it('sees the failover state machine invoke the act function, read the kill switch and its generation, record its phases and count capacity halts, nothing more', () => {
     expect(callsOf('FailoverStateMachine')).toEqual([
       'cloudwatch:putmetricdata',
+      'dynamodb:getitem',
       'dynamodb:putitem',
       'lambda:invokefunction',
       'ssm:getparameters',
