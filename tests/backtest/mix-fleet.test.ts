@@ -73,7 +73,7 @@ describe('the simulated group', () => {
 });
 
 describe("SpotHedge's group (fleet.hedgeTo)", () => {
-  const hedge = { base: 2, extra: 2, pools: [0, 1, 2] };
+  const hedge = { base: 2, extra: 2, pools: [0, 1, 2], maxSpotPercent: 100 };
 
   it('keeps the base on-demand and the rest of the target plus the extra on spot, spread evenly', () => {
     const f = fleet();
@@ -108,9 +108,17 @@ describe("SpotHedge's group (fleet.hedgeTo)", () => {
     expect(f.onDemand.total).toBe(2);
   });
 
+  it("keeps spot within the policy's maxPercent of the instances run, the extra included", () => {
+    const f = fleet();
+    f.hedgeTo(10, { ...hedge, base: 0, maxSpotPercent: 70 }, 0, never);
+    // 12 run: at most floor(12 x 0.7) = 8 on spot, so 4 on-demand.
+    expect(f.spotTotal).toBe(8);
+    expect(f.onDemand.total).toBe(4);
+  });
+
   it('runs all on-demand when no pool may take spot', () => {
     const f = fleet();
-    f.hedgeTo(5, { base: 0, extra: 2, pools: [] }, 0, never);
+    f.hedgeTo(5, { base: 0, extra: 2, pools: [], maxSpotPercent: 100 }, 0, never);
     expect(f.onDemand.total).toBe(5);
     expect(f.spotTotal).toBe(0);
   });

@@ -186,18 +186,21 @@ export class MixFleet {
 
   /**
    * SpotHedge's move (spothedge.ts): `base` on-demand always (SkyServe's
-   * base_ondemand_fallback_replicas), and the rest of `target` plus `extra` on spot, spread over
+   * base_ondemand_fallback_replicas), more when spot would pass `maxSpotPercent` of the instances
+   * run (the policy's spot.maxPercent, which binds every strategy), and the rest of `target` plus `extra` on spot, spread over
    * the listed pools that have capacity, fewest first; on-demand above the base only for what spot
    * cannot give. It launches when the spot the group has, ready or starting, falls short, and
    * leaves once ready spot covers the rest (a fallback goes when its replacement serves).
    */
   hedgeTo(
     target: number,
-    hedge: { base: number; extra: number; pools: readonly number[] },
+    hedge: { base: number; extra: number; pools: readonly number[]; maxSpotPercent: number },
     minute: number,
     dry: (pool: number) => boolean,
   ): LaunchOutcome {
-    const base = Math.min(hedge.base, target);
+    // On-demand enough that spot stays within maxSpotPercent of the instances run, extra included.
+    const capped = target + hedge.extra - Math.floor(((target + hedge.extra) * hedge.maxSpotPercent) / 100);
+    const base = Math.min(Math.max(hedge.base, capped), target);
     const wantSpot = hedge.pools.length > 0 ? target - base + hedge.extra : 0;
     if (this.spotTotal > wantSpot) this.#removeSpot(this.spotTotal - wantSpot);
     let deficit = wantSpot - this.spotTotal;

@@ -188,6 +188,7 @@ function oracleRun(
     failedSpotLaunches: 0,
     scalingActions: 0,
     spotShare: running > 0 ? spotMinutes / running : 0,
+    instanceHours: running / 60,
     breakerTrips: 0,
   };
 }

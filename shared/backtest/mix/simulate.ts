@@ -39,7 +39,7 @@ export interface MixStrategy {
   /** Warned instances are detached at once (their replacement starts at the warning). */
   detachOnWarning: boolean;
   /** SpotHedge instead of a MixedInstancesPolicy (spothedge.ts): extra spot over `pools`, on-demand fallback. */
-  hedge?: { base: number; extra: number; pools: readonly number[] };
+  hedge?: { base: number; extra: number; pools: readonly number[]; maxSpotPercent: number };
   /** Bills the pricing's committed base (default true; false: every instance on demand). */
   committed?: boolean;
 }
@@ -60,6 +60,8 @@ export interface MixRunSummary {
   scalingActions: number;
   /** Mean share of running instances on spot. */
   spotShare: number;
+  /** Instance-hours billed, every capacity type (running, starting and warned instances). */
+  instanceHours: number;
   breakerTrips: number;
   /** Governor + mix only: the planner's decisions by primary reason code, and the shifts for availability. */
   mix?: { reasonCounts: Partial<Record<MixReasonCode, number>>; shifts: number };
@@ -184,6 +186,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     failedSpotLaunches: t.failed,
     scalingActions: t.actions,
     spotShare: t.runningMinutes > 0 ? t.spotMinutes / t.runningMinutes : 0,
+    instanceHours: t.runningMinutes / 60,
     breakerTrips: controller?.breakerTrips ?? 0,
     ...(controller ? { mix: { reasonCounts: controller.reasonCounts, shifts: controller.shifts } } : {}),
   };

@@ -14,6 +14,9 @@
  *   3. Dynamic on-demand fallback: on-demand replicas for what spot cannot give right now (dry
  *      pools, a replacement still starting), dropped once ready spot covers the target again;
  *      and a base kept on-demand always (base_ondemand_fallback_replicas), here the committed base.
+ * One addition the paper has no knob for: the policy's spot.maxPercent binds SpotHedge as it binds
+ * every other row (spot at most that share of the instances run, the extra included; the rest
+ * on-demand). At maxPercent 100 it is the paper's policy.
  * The number of replicas asked for comes from Governor's own capacity policy, so the row differs
  * from "governor + mix" only in how spot is held: a stronger bar than SkyServe's QPS autoscaler.
  * The paper's regions and clouds are Availability Zones and instance types here (one region).
@@ -25,12 +28,17 @@ import type { MixStrategy } from './simulate.ts';
 export const SPOTHEDGE_EXTRA_SPOT = 2;
 export const SPOTHEDGE = 'SpotHedge (governor capacity)';
 
-export function spotHedge(capacity: Policy, committed: number, pools: readonly number[]): MixStrategy {
+export function spotHedge(
+  capacity: Policy,
+  committed: number,
+  pools: readonly number[],
+  maxSpotPercent: number,
+): MixStrategy {
   return {
     name: SPOTHEDGE,
     capacity,
     fixedMix: { onDemandBase: 0, onDemandPercentAboveBase: 100, spotPools: [] },
     detachOnWarning: true,
-    hedge: { base: committed, extra: SPOTHEDGE_EXTRA_SPOT, pools },
+    hedge: { base: committed, extra: SPOTHEDGE_EXTRA_SPOT, pools, maxSpotPercent },
   };
 }

@@ -63,7 +63,7 @@ export function mixStrategies(c: {
         ]
       : []),
     { name: MIX_BASELINE, capacity: c.fresh('governor'), fixedMix: ALL_ON_DEMAND, detachOnWarning: true },
-    spotHedge(c.fresh('governor'), c.committed, c.eligible),
+    spotHedge(c.fresh('governor'), c.committed, c.eligible, c.policy.mix.spot?.maxPercent ?? 0),
     {
       name: 'target tracking 70/30',
       capacity: c.fresh('aws-target-tracking'),

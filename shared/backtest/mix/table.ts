@@ -26,6 +26,7 @@ const COLUMNS: Column[] = [
   { head: 'on-demand', cell: (s) => whole.format(s.onDemandUsd) },
   { head: 'spot', cell: (s) => whole.format(s.spotUsd) },
   { head: 'spot share', cell: (s) => `${whole.format(100 * s.spotShare)} %` },
+  { head: 'inst-hours', cell: (s) => whole.format(s.instanceHours) },
   {
     head: 'USD/1k req',
     cell: (s) => (s.costPer1kRequestsUsd === null ? '-' : three.format(s.costPer1kRequestsUsd)),
