@@ -188,9 +188,9 @@ function keepRunning(moto: MotoServer, lastTick: number, shadow: boolean): void 
     ['npx governor status', 'each target now'],
     ['npx governor decisions --target demo-llm --since 2h', "the replay's decisions"],
     [
-      'npx governor shadow-report --target demo-llm --days 1 --html reports/shadow.html',
+      'npx governor shadow-report --target demo-llm --days 1 --usd-per-hour 0.736 --html reports/shadow.html',
       shadow
-        ? 'the shadow decisions against the endpoint'
+        ? 'the shadow decisions against the endpoint, at an example price'
         : 'judges shadow decisions: replay with --shadow to have some',
     ],
     ['npx governor pause', 'kill switch on'],
