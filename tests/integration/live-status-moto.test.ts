@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { AutoScalingClient, PutWarmPoolCommand } from '@aws-sdk/client-auto-scaling';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   ChangeResourceRecordSetsCommand,
   CreateHostedZoneCommand,
@@ -107,6 +107,7 @@ const WRITES =
 describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () => {
   let moto: MotoServer;
   let dynamo: DynamoDBClient;
+  let policyText = '';
   const now = Date.now();
   const cli = (...args: string[]) => runCli([...args, '--stack', STACK, '--region', TEST_REGION]);
 
@@ -139,7 +140,8 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
         ChangeBatch: { Changes: [record('llm-use1', 90), record('llm-usw2', 10)] },
       }),
     );
-    await deployGovernorStack(new CloudFormationClient(config), STACK, NAMES, policy(zoneId));
+    policyText = policy(zoneId);
+    await deployGovernorStack(new CloudFormationClient(config), STACK, NAMES, policyText);
     await createDemoEndpoint(new SageMakerClient(config), 'status-llm', 2);
     await createDemoEndpoint(new SageMakerClient({ ...config, region: WEST }), 'status-llm', 1);
     const asg = new AutoScalingClient(config);
@@ -421,5 +423,38 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
   ])('names the fix in one line, exit 2, for $case', async ({ args, line }) => {
     const run = await runCli(args);
     expect(run).toMatchObject({ code: 2, out: [], err: [line] });
+  });
+
+  it('names the fix in one line, exit 2, for a stack whose table was deleted', async () => {
+    const config = awsTestConfig(moto.endpoint);
+    const gone = { table: 'gone-state', killSwitch: '/gone/kill-switch', policy: '/gone/policy' };
+    await deployGovernorStack(new CloudFormationClient(config), 'governor-gone', gone, policyText);
+    await dynamo.send(new DeleteTableCommand({ TableName: gone.table }));
+    const run = await runCli(['status', '--stack', 'governor-gone', '--region', TEST_REGION]);
+    expect(run).toMatchObject({
+      code: 2,
+      out: [],
+      err: [
+        "governor status: the stack's state table gone-state does not exist in us-east-1: was it deleted? sam deploy puts it back (docs/deploy.md)",
+      ],
+    });
+  });
+
+  it('names the fix in one line, exit 2, without credentials', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', '');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', '');
+    vi.stubEnv('AWS_PROFILE', '');
+    vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/credentials');
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/config');
+    try {
+      const run = await cli('status');
+      expect(run).toMatchObject({ code: 2, out: [] });
+      expect(run.err).toEqual([
+        expect.stringMatching(/^governor status: no AWS credentials found: set AWS_PROFILE/),
+      ]);
+    } finally {
+      stubLiveEnv(moto.endpoint);
+    }
   });
 });
