@@ -22,7 +22,7 @@ import { initialMixState } from '../../shared/mix/plan.ts';
 import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
-import { handleTarget } from './target.ts';
+import { handleTarget } from './hold.ts';
 import type {
   FailReason,
   IgnoreReason,

@@ -56,14 +56,30 @@ interface Acted {
   shiftFailed: boolean;
 }
 
-export async function handleTarget(
+export const emptyReport = (targetId: string, outcome: Outcome): TargetReport => ({
+  targetId,
+  outcome,
+  replaced: [],
+  duplicates: 0,
+  poolsMarked: [],
+  breakerOpened: false,
+  shifted: false,
+  failedMessages: [],
+  detail: '',
+});
+
+/** How a target's events are handled: ./hold.ts in front, handleEvents behind it. */
+export type TargetStep = (
   deps: SpotEventsDeps,
   m: Managed,
   tagged: Tagged[],
   start: Start,
   now: number,
   killedBy: string | null,
-): Promise<TargetReport> {
+) => Promise<TargetReport>;
+
+/** One target's events, held ones already taken out (./hold.ts). */
+export const handleEvents: TargetStep = async (deps, m, tagged, start, now, killedBy) => {
   const { ports, telemetry, config } = deps;
   const id = m.policy.targetId;
   const events = tagged.map((t) => t.event);
@@ -71,14 +87,7 @@ export async function handleTarget(
     ...new Set(tagged.filter((t) => pred(t.event)).map((t) => t.messageId)),
   ];
   const report: TargetReport = {
-    targetId: id,
-    outcome: config.GOVERNOR_MODE === 'shadow' ? 'shadow' : killedBy ? 'killed' : 'applied',
-    replaced: [],
-    duplicates: 0,
-    poolsMarked: [],
-    breakerOpened: false,
-    shifted: false,
-    failedMessages: [],
+    ...emptyReport(id, config.GOVERNOR_MODE === 'shadow' ? 'shadow' : killedBy ? 'killed' : 'applied'),
     detail: killedBy ?? '',
   };
   const acting = report.outcome === 'applied';
@@ -159,7 +168,7 @@ export async function handleTarget(
   telemetry.error(report.detail, { targetId: id });
   emit(telemetry, report);
   return report;
-}
+};
 
 /** Step 3: the replacements, then the shift; what failed is named, nothing thrown. */
 async function act(

@@ -14,6 +14,7 @@
 
 import {
   type AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
   DetachInstancesCommand,
 } from '@aws-sdk/client-auto-scaling';
@@ -27,6 +28,11 @@ export const DESCRIBE_IDS_PER_CALL = 50;
 export const DETACH_IDS_PER_CALL = 20;
 
 export interface SpotGroupsPort {
+  /**
+   * The group read back: its desired capacity and its InService instances (the disruption
+   * budget of Health events, ../interruptions/retire.ts). Throws one line when it cannot.
+   */
+  health(region: string, groupName: string): Promise<{ desired: number; inService: number }>;
   /** Instance id -> its group's name, for the ids that are in a group. */
   groupsOf(region: string, instanceIds: readonly string[]): Promise<Map<string, string>>;
   /**
@@ -53,6 +59,22 @@ function oneLine(action: string, region: string, group: string | null, error: un
 
 export function spotGroups(clientFor: (region: string) => AutoScalingClient): SpotGroupsPort {
   return {
+    async health(region, groupName) {
+      const res = await clientFor(region)
+        .send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [groupName] }))
+        .catch((error: unknown) => {
+          throw new SpotEventsCallError(oneLine('DescribeAutoScalingGroups', region, groupName, error), {
+            cause: error,
+          });
+        });
+      const g = res.AutoScalingGroups?.find((x) => x.AutoScalingGroupName === groupName);
+      if (!g || typeof g.DesiredCapacity !== 'number')
+        throw new SpotEventsCallError(
+          `group ${groupName} in ${region}: DescribeAutoScalingGroups gave no DesiredCapacity`,
+        );
+      const inService = (g.Instances ?? []).filter((i) => i.LifecycleState === 'InService').length;
+      return { desired: g.DesiredCapacity, inService };
+    },
     async groupsOf(region, instanceIds) {
       const out = new Map<string, string>();
       for (const ids of chunks([...new Set(instanceIds)], DESCRIBE_IDS_PER_CALL)) {

@@ -23,6 +23,8 @@ export const SPOT_REASON_CODES = [
   'ShiftUnneeded',
   /** No plan in force yet: the mix function plans around the new availability at its next run. */
   'NoPlanInForce',
+  /** Retirements beyond the Health disruption budget: held, their message redelivered (./retire.ts). */
+  'HealthBudgetHeld',
 ] as const;
 export type SpotReasonCode = (typeof SPOT_REASON_CODES)[number];
 

@@ -146,6 +146,20 @@ export const InterruptionHandlingSchema = z
     breaker: SpotBreakerSchema.default(SpotBreakerSchema.parse({})).describe(
       'Moves the target to on-demand, and alarms, when too much of its spot fleet is reclaimed at once.',
     ),
+    // Issue 18: one EC2 Health event could detach a whole group at once. A retirement is
+    // scheduled days ahead, so there is time to replace a few at a time. Example: budget 2, a
+    // Health event naming 5 instances of a group at desired 10: 2 detached (replacements start),
+    // 3 wait; while the group runs 8 InService of 10 nothing more is detached; once it is whole
+    // again the next 2 go (tests/interruptions/retire.test.ts).
+    healthDisruptionBudget: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(2)
+      .describe(
+        "Instances an AWS Health event (a scheduled retirement or maintenance) may take out of the group at once: its instances are detached at most this many minus the group's shortfall (desired capacity - InService) at a time; the others wait for the replacements, their message redelivered by SQS.",
+      ),
   })
   .strict();
 

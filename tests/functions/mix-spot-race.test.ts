@@ -17,11 +17,17 @@ import { parseMixConfig } from '#functions/mix/config.ts';
 import type { MixPorts } from '#functions/mix/ports.ts';
 import type { MixRecord } from '#functions/mix/record.ts';
 import { createMixRunner } from '#functions/mix/run.ts';
-import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
 import { createSpotEventsHandler } from '#functions/spot-events/run.ts';
 import type { MixItemPort } from '#shared/aws/mix-item.ts';
 import type { MixPlan } from '#shared/mix/types.ts';
-import { ACCOUNT, KILL_NAME, POLICY_NAME, spotPolicy, TABLE } from '../interruptions/aws-fakes.ts';
+import {
+  ACCOUNT,
+  KILL_NAME,
+  POLICY_NAME,
+  spotEventsConfig,
+  spotPolicy,
+  TABLE,
+} from '../interruptions/aws-fakes.ts';
 import { fixture } from '../interruptions/harness.ts';
 import { memoryMixItems, planState, TARGET } from '../interruptions/memory-stores.ts';
 import { eventFile } from './support.ts';
@@ -100,15 +106,14 @@ function world() {
     },
   };
   const spot = createSpotEventsHandler({
-    config: parseSpotEventsConfig({
-      POLICY_PARAMETER_NAME: POLICY_NAME,
-      STATE_TABLE_NAME: TABLE,
-      KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-      GOVERNOR_MODE: 'active',
-    }),
+    config: spotEventsConfig(),
     ports: {
       parameters,
-      groups: { groupsOf: async () => new Map(), replace: async () => ({ detached: [], failed: [] }) },
+      groups: {
+        health: async () => ({ desired: 10, inService: 10 }),
+        groupsOf: async () => new Map(),
+        replace: async () => ({ detached: [], failed: [] }),
+      },
       mixedInstances: group('spot'),
       items: store.port,
       legacySpot: { getMany: async () => new Map() },

@@ -12,12 +12,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
 import type { SpotEventsPorts } from '#functions/spot-events/ports.ts';
 import { createSpotEventsHandler } from '#functions/spot-events/run.ts';
 import type { SpotEventsTelemetry } from '#functions/spot-events/types.ts';
 import { spotGroups } from '#shared/aws/spot-events.ts';
-import { ACCOUNT, GROUP, KILL_NAME, POLICY_NAME, spotPolicy, TABLE } from '../interruptions/aws-fakes.ts';
+import {
+  ACCOUNT,
+  GROUP,
+  KILL_NAME,
+  POLICY_NAME,
+  spotEventsConfig,
+  spotPolicy,
+  withBudget,
+} from '../interruptions/aws-fakes.ts';
 import { fixture } from '../interruptions/harness.ts';
 import { memoryMixItems, planState } from '../interruptions/memory-stores.ts';
 
@@ -126,6 +133,10 @@ function autoScaling(members: Map<string, string>, detachedCount: Map<string, nu
             LifecycleState: 'InService',
           })),
         };
+      if (command.constructor.name === 'DescribeAutoScalingGroupsCommand')
+        return {
+          AutoScalingGroups: [{ AutoScalingGroupName: GROUP, DesiredCapacity: members.size, Instances: [] }],
+        };
       if (command.constructor.name === 'DetachInstancesCommand') {
         if (input.InstanceIds.some((i) => Number.parseInt(i.slice(2), 16) >= POISON))
           throw Object.assign(new Error('The instance is not part of the group.'), {
@@ -147,15 +158,10 @@ const MEMBERS = new Map<string, string>([
   ...Array.from({ length: 21 }, (_, n) => [id(POISON + n), GROUP] as [string, string]),
 ]);
 
-const config = parseSpotEventsConfig({
-  POLICY_PARAMETER_NAME: POLICY_NAME,
-  STATE_TABLE_NAME: TABLE,
-  KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-  GOVERNOR_MODE: 'active',
-  AWS_REGION: 'us-east-1',
-});
+const config = spotEventsConfig();
 // maxCapacity 40: a shortage re-plans (replanFor), and the planner searches up to maxCapacity.
-const POLICY = spotPolicy(40);
+// A budget no batch reaches: this test is about records, tests/interruptions/retire.test.ts about the budget.
+const POLICY = withBudget(spotPolicy(40), 1000);
 const PLAN = planState(POLICY, NOW);
 
 describe('10,000 fuzzed SQS batches', () => {

@@ -16,6 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
 import { awsError } from '../aws/fakes.ts';
 
 export const ACCOUNT = '123456789012';
@@ -57,6 +58,25 @@ export const spotPolicy = (max = 1000) => ({
     },
   ],
 });
+
+/** The policy with capacityMix.interruptions.healthDisruptionBudget set. */
+export const withBudget = (p: ReturnType<typeof spotPolicy>, budget: number) => ({
+  ...p,
+  targets: p.targets.map((t) => ({
+    ...t,
+    capacityMix: { ...t.capacityMix, interruptions: { healthDisruptionBudget: budget } },
+  })),
+});
+
+/** The spot-events function's configuration as the tests run it: these names, active by default. */
+export const spotEventsConfig = (mode: 'active' | 'shadow' = 'active') =>
+  parseSpotEventsConfig({
+    POLICY_PARAMETER_NAME: POLICY_NAME,
+    STATE_TABLE_NAME: TABLE,
+    KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
+    GOVERNOR_MODE: mode,
+    AWS_REGION: 'us-east-1',
+  });
 
 type Item = Record<string, unknown>;
 
@@ -113,6 +133,11 @@ export function fakeAws(options: { policy: unknown; kill?: string; members: Map<
   asg.on(DescribeAutoScalingGroupsCommand).callsFake(async (input: { AutoScalingGroupNames: string[] }) => ({
     AutoScalingGroups: input.AutoScalingGroupNames.map((name) => ({
       AutoScalingGroupName: name,
+      // Whole: every member InService at desired (the Health disruption budget reads it).
+      DesiredCapacity: [...members.values()].filter((g) => g === name).length,
+      Instances: [...members]
+        .filter(([, g]) => g === name)
+        .map(([i]) => ({ InstanceId: i, LifecycleState: 'InService' })),
       MixedInstancesPolicy: {
         LaunchTemplate: {
           LaunchTemplateSpecification: { LaunchTemplateId: 'lt-0abc', Version: '3' },

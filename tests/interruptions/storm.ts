@@ -6,7 +6,6 @@
  * ./aws-fakes.ts); shared by tests/functions/spot-events-storm.test.ts and bench/storm.bench.ts.
  */
 
-import { parseSpotEventsConfig } from '#functions/spot-events/config.ts';
 import { awsSpotEventsPorts } from '#functions/spot-events/ports.ts';
 import { createSpotEventsHandler } from '#functions/spot-events/run.ts';
 import type { SpotEventsResult } from '#functions/spot-events/types.ts';
@@ -14,7 +13,7 @@ import { createClients } from '#shared/aws/clients.ts';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { type MixPlan, resolveMixPolicy } from '#shared/mix/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
-import { ACCOUNT, fakeAws, GROUP, KILL_NAME, POLICY_NAME, spotPolicy, TABLE } from './aws-fakes.ts';
+import { ACCOUNT, fakeAws, GROUP, spotEventsConfig, spotPolicy, TABLE } from './aws-fakes.ts';
 import { fixture, instance } from './harness.ts';
 
 export const STORM_T0 = Date.parse('2026-01-05T12:00:00Z');
@@ -93,13 +92,7 @@ export function stormSetup() {
   const aws = fakeAws({ policy, members });
   aws.putItem({ pk: 'MIX#gpu', sk: 'PLAN', version: 1, state, updatedAt: 'x' });
   const run = createSpotEventsHandler({
-    config: parseSpotEventsConfig({
-      POLICY_PARAMETER_NAME: POLICY_NAME,
-      STATE_TABLE_NAME: TABLE,
-      KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-      GOVERNOR_MODE: 'active',
-      AWS_REGION: 'us-east-1',
-    }),
+    config: spotEventsConfig(),
     ports: awsSpotEventsPorts(
       createClients({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
       TABLE,
