@@ -64,6 +64,11 @@ interface Shape {
   spot: number;
   /** Listed pools; spot is spread over all of them when spot > 0. */
   pools: CapacityPool[];
+  /**
+   * No spot planned, but the group may grow past the plan's capacity on spot at spot.maxPercent
+   * (the listed pools are all spot pools): what the capacity engine adds above the plan.
+   */
+  burst?: boolean;
 }
 
 /** Spot per pool: ceil(s / j) to each in order until s is placed (3 over 2 pools: 2, 1). */
@@ -103,7 +108,7 @@ function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
     largestSpotPool: maxOf(Object.values(spotByPool), 0),
     mixedInstancesPolicy: {
       onDemandBaseCapacity: capacity - aboveBase,
-      onDemandPercentageAboveBaseCapacity: spot > 0 ? 100 - maxPercent : 100,
+      onDemandPercentageAboveBaseCapacity: spot > 0 || shape.burst ? 100 - maxPercent : 100,
       onDemandAllocationStrategy: 'prioritized',
       spotAllocationStrategy: 'price-capacity-optimized',
       overrides: ordered.map((x) => ({ instanceType: x.instanceType })),
@@ -116,9 +121,22 @@ function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
   };
 }
 
-/** The all-on-demand plan at `capacity`, every pool listed. */
-const onDemandOnly = (p: MixPolicy, capacity: number, shapedBy: MixReasonCode[]): MixPlan =>
-  build(p, { capacity, spot: 0, pools: p.mix.pools }, shapedBy);
+/**
+ * The plan with no spot at `capacity`: every instance of it on-demand (or committed). Above it,
+ * where the capacity engine grows the group past the plan, spot at spot.maxPercent when spot may
+ * be had: only the spot pools are listed then, which changes nothing below the plan as long as the
+ * type on-demand launches first is one of them (else every pool is listed, all on-demand).
+ */
+function onDemandOnly(
+  p: MixPolicy,
+  capacity: number,
+  shapedBy: MixReasonCode[],
+  spot: readonly CapacityPool[] = [],
+): MixPlan {
+  const first = onDemandOrder(p, p.mix.pools)[0];
+  const burst = spot.length > 0 && first !== undefined && spot.includes(first);
+  return build(p, { capacity, spot: 0, pools: burst ? [...spot] : p.mix.pools, burst }, shapedBy);
+}
 
 /** Smallest capacity that holds s spot in j pools: demand, loss cover, commitment, spot share. */
 function capacityFor(p: MixPolicy, d: MixDemand, s: number, j: number): number {
@@ -151,8 +169,8 @@ export function cheapestPlan(
   const modifiers: MixReasonCode[] = availabilityModifiers(p, availability);
   if (floor > d.p90Peak) modifiers.push('FloorHeld');
   if (need > p.maxCapacity) modifiers.push('ClampedToMax');
-  let best = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers);
   const pools = spotPools(p, availability);
+  let best = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers, pools);
   for (let j = 1; j <= pools.length; j++) {
     for (let s = 1; ; s++) {
       const capacity = capacityFor(p, d, s, j);

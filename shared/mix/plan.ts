@@ -22,6 +22,7 @@ import { describeMix } from './message.ts';
 import { mixFloor, plannedMix } from './optimize.ts';
 import {
   ALL_SPOT_AVAILABLE,
+  listsSpot,
   type MixDemand,
   type MixInputs,
   type MixPlan,
@@ -78,11 +79,18 @@ function withinDeadBand(held: MixPlan, d: MixDemand, p: MixPolicy): boolean {
   return Math.abs(d.p90LossCover - held.sizedFor) <= band;
 }
 
-/** The held plan runs spot that cannot be had: the breaker is open, or one of its pools ran dry. */
+/**
+ * The held plan runs spot that cannot be had: the breaker is open, or one of its pools ran dry
+ * (a pool it plans spot in, or, for a plan growing on spot past its capacity, one it lists).
+ */
 function spotGone(held: MixPlan, a: SpotAvailability): boolean {
-  if (held.spot === 0) return false;
+  if (!listsSpot(held)) return false;
   if (a.breakerOpen) return true;
-  return a.unavailablePools.some((type) => (held.spotByPool[type] ?? 0) > 0);
+  const listed = (type: string) =>
+    held.spot > 0
+      ? (held.spotByPool[type] ?? 0) > 0
+      : held.mixedInstancesPolicy.overrides.some((o) => o.instanceType === type);
+  return a.unavailablePools.some(listed);
 }
 
 interface Outcome {

@@ -12,7 +12,7 @@
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { mixFloor, plannedMix, spotPools } from './optimize.ts';
-import type { MixPlan, MixPolicy, SpotAvailability } from './types.ts';
+import { listsSpot, type MixPlan, type MixPolicy, type SpotAvailability } from './types.ts';
 
 /** The held plan re-planned for `availability` on the demand it was sized for (budget and floor kept). */
 export function replanFor(policy: MixPolicy, held: MixPlan, availability: SpotAvailability): MixPlan {
@@ -63,14 +63,15 @@ export function affordableCapacity(policy: MixPolicy, plan: MixPlan): number | n
 /** Spot instances a group runs at capacity `d` under the plan's MixedInstancesPolicy. */
 export function spotAt(plan: MixPlan, d: number): number {
   const { onDemandBaseCapacity: base, onDemandPercentageAboveBaseCapacity: pct } = plan.mixedInstancesPolicy;
-  if (plan.spot === 0 || d <= base) return 0;
+  if (d <= base) return 0;
   const above = d - base;
   return above - Math.ceil((above * pct) / 100);
 }
 
 /** The largest pool's spot at capacity `d`: spread evenly over the plan's spot pools. */
 export const largestPoolAt = (plan: MixPlan, d: number): number => {
-  const pools = Object.keys(plan.spotByPool).length;
+  // The listed pools: a plan with spot lists exactly its spot pools, and so does one growing on spot.
+  const pools = listsSpot(plan) ? plan.mixedInstancesPolicy.overrides.length : 0;
   return pools > 0 ? Math.ceil(spotAt(plan, d) / pools) : 0;
 };
 

@@ -175,3 +175,10 @@ export interface MixStepResult {
   plan: MixPlan | null;
   decision: MixDecision;
 }
+
+/**
+ * The plan's group may run spot: planned spot, or a plan with none whose group grows past its
+ * capacity on spot (onDemandPercentageAboveBaseCapacity below 100, only spot pools listed).
+ */
+export const listsSpot = (plan: MixPlan): boolean =>
+  plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity < 100;

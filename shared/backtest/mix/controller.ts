@@ -23,6 +23,7 @@ import {
   type MixReasonCode,
   type MixState,
   replacementLeadMinutes,
+  listsSpot,
   type SpotAvailability,
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';
@@ -104,10 +105,13 @@ export class MixController {
     return availabilityAt(this.#spot, minute * 60_000);
   }
 
-  /** The group's MixedInstancesPolicy from the plan in force (all on-demand before the first). */
+  /**
+   * The group's MixedInstancesPolicy from the plan in force (all on-demand before the first): its
+   * spot pools whenever it may run spot, planned or above the plan's capacity.
+   */
   groupMix(): GroupMix {
     const plan = this.#state.plan;
-    if (!plan || plan.spot === 0) return ALL_ON_DEMAND;
+    if (!plan || !listsSpot(plan)) return ALL_ON_DEMAND;
     const eligible = new Set(spotPools(this.#policy).map((p) => p.instanceType));
     const listed = plan.mixedInstancesPolicy.overrides
       .map((o) => o.instanceType)
