@@ -25,7 +25,7 @@ import {
 } from '@aws-sdk/client-route-53';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { CreateStateMachineCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoFailoverStore } from '#shared/aws/failover-store.ts';
 import { dynamoMixStore } from '#shared/aws/mix-store.ts';
@@ -261,28 +261,28 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
         Value: 3,
       })),
     );
-    for (const [k, at] of minutes.entries()) {
+    const records = minutes.map((at, k) => {
       const iso = new Date(at + 20_000).toISOString();
-      await doc.send(
-        new PutCommand({
-          TableName: NAMES.table,
-          Item: {
-            pk: 'TARGET#batch',
-            sk: `DECISION#${iso}#d${k}`,
-            at: iso,
-            mode: 'shadow',
-            outcome: 'shadow',
-            detail: 'shadow mode: nothing is changed',
-            decision: {
-              currentCapacity: 3,
-              desiredCapacity: k < 40 ? 2 : 4,
-              reasons: ['WithinBand'],
-              message: 'x',
-            },
-          },
-        }),
-      );
-    }
+      const decision = {
+        currentCapacity: 3,
+        desiredCapacity: k < 40 ? 2 : 4,
+        reasons: ['WithinBand'],
+        message: 'x',
+      };
+      const detail = 'shadow mode: nothing is changed';
+      const item = {
+        pk: 'TARGET#batch',
+        sk: `DECISION#${iso}#d${k}`,
+        at: iso,
+        mode: 'shadow',
+        outcome: 'shadow',
+        detail,
+        decision,
+      };
+      return { PutRequest: { Item: item } };
+    });
+    for (let i = 0; i < records.length; i += 25)
+      await doc.send(new BatchWriteCommand({ RequestItems: { [NAMES.table]: records.slice(i, i + 25) } }));
     dynamo = new DynamoDBClient(config);
     stubLiveEnv(moto.endpoint);
   }, 60_000);
