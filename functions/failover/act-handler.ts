@@ -13,9 +13,21 @@ import type { Context } from 'aws-lambda';
 import { createClients } from '../../shared/aws/clients.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
-import { clip } from '../../shared/events/bounded.ts';
+import { clip, clipJson } from '../../shared/events/bounded.ts';
 import { act, parseActEvent } from './act.ts';
 import { awsActPorts, parseActConfig } from './act-ports.ts';
+
+/**
+ * Every field of a result, clipped as the evaluate function clips what it logs (a detail quotes
+ * names and readings an execution input carried: the audit logged 190 KB lines).
+ */
+const clippedFields = (result: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(result).map(([k, v]) => [
+      clip(k, 64),
+      typeof v === 'string' ? clip(v) : typeof v === 'boolean' || typeof v === 'number' ? v : clipJson(v),
+    ]),
+  );
 
 /** Kept back from Lambda's timeout for the error to be returned and logged (ms). */
 const RESERVE_MS = 2_000;
@@ -34,13 +46,17 @@ export const handler = middy(async (raw: unknown, context: Context) => {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - RESERVE_MS;
   try {
     const result = await withDeadline(deadline, () => act(ports, event, scope, Date.now()));
-    logger.info(`failover act ${event.op}: ${String(result.detail)}`, { op: event.op, result });
+    logger.info(`failover act ${event.op}: ${clip(String(result.detail))}`, {
+      op: event.op,
+      result: clippedFields(result),
+    });
     return result;
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
     metrics.addMetric('FailoverActErrors', 'Count', 1);
-    logger.error(`failover act ${event.op} failed: ${e.name}: ${clip(e.message)}`, { op: event.op });
-    throw Object.assign(new Error(clip(e.message.split('\n')[0] ?? '')), { name: e.name || 'Error' });
+    const name = clip(e.name || 'Error', 64);
+    logger.error(`failover act ${event.op} failed: ${name}: ${clip(e.message)}`, { op: event.op });
+    throw Object.assign(new Error(clip(e.message.split('\n')[0] ?? '')), { name });
   }
 })
   .use(tracing.middleware)

@@ -74,6 +74,11 @@ export function awsActPorts(clients: Clients, options: ClientOptions, config: Ac
     trafficDials: once(() => globalAcceleratorDials(globalAcceleratorClient(options))),
     readings: (check, now) => readHealth(config, parameters, metrics, check, now),
     killSwitch: () => readKillSwitch((n) => parameters.get(n), config.KILL_SWITCH_PARAMETER_NAME),
+    policy: async () => {
+      const merged = await readPolicy(parameters, config.POLICY_PARAMETER_NAME);
+      if (!merged.ok) throw new Error(`no valid policy: ${merged.problems.join('; ')}`);
+      return { groups: resolveFailoverGroups(merged.policy), targets: merged.policy.targets };
+    },
   };
 }
 

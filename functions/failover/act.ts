@@ -18,10 +18,14 @@ import * as z from 'zod';
 import type { ApplyResult, Capacity } from '../../shared/aws/capacity.ts';
 import type { TrafficDialsPort } from '../../shared/aws/routing-accelerator.ts';
 import type { ClusterEndpoint, ControlState, RoutingControlsPort } from '../../shared/aws/routing-arc.ts';
+import { isClusterHost } from '../../shared/aws/routing-arc-read.ts';
 import type { WaitOptions, WeightedRecordsPort } from '../../shared/aws/routing-route53.ts';
+import { clip } from '../../shared/events/bounded.ts';
 import type { RoutingAction } from '../../shared/failover/types.ts';
 import type { KillSwitch } from '../../shared/invocation/kill-switch.ts';
 import { type FailoverRouting, FailoverRoutingSchema } from '../../shared/policy/failover-schema.ts';
+import { ActError } from './act-errors.ts';
+import { type PolicyView, scopedPrescale, scopedRouting } from './act-scope.ts';
 
 const name = z.string().min(1);
 const TargetRefSchema = z.discriminatedUnion('kind', [
@@ -69,32 +73,33 @@ export type CheckInput = z.infer<typeof CheckInputSchema>;
 export const ActEventSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('prescale'), prescale: PrescaleItemSchema }),
   z.object({ op: z.literal('ready'), prescale: z.array(PrescaleItemSchema) }),
-  z.object({ op: z.literal('route'), routing: FailoverRoutingSchema, action: RoutingActionSchema }),
+  z
+    .object({ op: z.literal('route'), routing: FailoverRoutingSchema, action: RoutingActionSchema })
+    .superRefine((e, ctx) => {
+      // Signed calls go to the cluster endpoints: AWS's own domains only (issue 18), before any call.
+      if (e.routing.kind !== 'arc-routing-controls') return;
+      e.routing.clusterEndpoints.forEach((c, i) => {
+        if (!URL.canParse(c.endpoint) || !isClusterHost(new URL(c.endpoint), c.region))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['routing', 'clusterEndpoints', i, 'endpoint'],
+            message: `${JSON.stringify(c.endpoint).slice(0, 200)} is not an ARC cluster endpoint of AWS in ${c.region} (https://host-aaaaaa.route53-recovery-cluster.${c.region}.amazonaws.com/v1)`,
+          });
+      });
+    }),
   z.object({ op: z.literal('check'), check: CheckInputSchema }),
 ]);
 export type ActEvent = z.infer<typeof ActEventSchema>;
 
-/** A refusal or a malformed event, named for the state machine's failure record. */
-export type ActErrorName =
-  | 'InvalidActEvent'
-  | 'KillSwitchOn'
-  | 'UnmanagedTarget'
-  | 'CapacityBusy'
-  | 'RoutingNotMapped';
-export class ActError extends Error {
-  override readonly name: ActErrorName;
-  constructor(name: ActErrorName, message: string) {
-    super(message);
-    this.name = name;
-  }
-}
+export { ActError, type ActErrorName } from './act-errors.ts';
 
 /** The event checked against the state machine's contract, or InvalidActEvent naming the field. */
 export function parseActEvent(raw: unknown): ActEvent {
   const r = ActEventSchema.safeParse(raw);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`);
-  throw new ActError('InvalidActEvent', `the act event is malformed: ${lines.join('; ')}`);
+  // Clipped: the paths and values quote the input (a record's detail and a log line carry it).
+  throw new ActError('InvalidActEvent', clip(`the act event is malformed: ${lines.join('; ')}`, 1000));
 }
 
 /** A reading with the time it was for (epoch ms). */
@@ -115,6 +120,8 @@ export interface ActPorts {
     now: number,
   ): Promise<{ region: string; errorRatePercent?: Timed; p95LatencyMs?: Timed }[]>;
   killSwitch(): Promise<KillSwitch>;
+  /** The policy's failover groups and targets: what an event may name (./act-scope.ts). */
+  policy(): Promise<PolicyView>;
 }
 
 /** The name prefixes the role may change (ManagedEndpointPrefix, ManagedAutoScalingGroupPrefix). */
@@ -212,30 +219,34 @@ export async function act(
 ): Promise<Record<string, unknown>> {
   switch (event.op) {
     case 'prescale': {
-      const p = event.prescale;
-      checkManaged(p, scope);
+      checkManaged(event.prescale, scope);
+      const { item: p, note } = scopedPrescale(event.prescale, await ports.policy());
       const before = await ports.capacity(p.region, p.target);
       if (before.desired >= p.desired)
-        return { detail: `${p.targetId} already at ${before.desired} (asked ${p.desired})` };
+        return { detail: `${p.targetId} already at ${before.desired} (asked ${p.desired}${note})` };
       await refuseIfKilled(ports, `the prescale of ${p.targetId}`);
       const result = await ports.setCapacity(p.region, p.target, p.desired);
       if (result.status === 'busy')
         throw new ActError('CapacityBusy', `${p.targetId} in ${p.region} is updating: ${result.message}`);
-      return { detail: `${p.targetId} in ${p.region}: desired ${before.desired} -> ${p.desired}` };
+      return { detail: `${p.targetId} in ${p.region}: desired ${before.desired} -> ${p.desired}${note}` };
     }
     case 'ready': {
       const lines: string[] = [];
       let ready = true;
-      for (const p of event.prescale) {
+      const policy = await ports.policy();
+      for (const asked of event.prescale) {
+        const p = scopedPrescale(asked, policy).item;
         const c = await ports.capacity(p.region, p.target);
         if (c.ready < p.desired) ready = false;
         lines.push(`${p.targetId} ${c.ready} of ${p.desired} ready`);
       }
       return { ready, detail: lines.join(', ') };
     }
-    case 'route':
+    case 'route': {
+      const routing = scopedRouting(event.routing, event.action, await ports.policy());
       await refuseIfKilled(ports, `the ${event.action.kind} of ${event.action.groupId}`);
-      return { detail: await route(ports, event.routing, event.action, scope) };
+      return { detail: await route(ports, routing, event.action, scope) };
+    }
     case 'check': {
       const found = breaches(event.check, await ports.readings(event.check, now), now);
       return {

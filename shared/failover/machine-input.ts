@@ -27,7 +27,8 @@ export interface FailoverInputArgs {
   expiresAt: number;
 }
 
-const targetRef = (t: TargetPolicy | undefined) =>
+/** The names the act function changes a target by (functions/failover/act.ts TargetRef). */
+export const targetRef = (t: TargetPolicy | undefined) =>
   t?.kind === 'sagemaker-variant'
     ? { kind: t.kind, endpointName: t.endpointName, variantName: t.variantName }
     : t?.kind === 'sagemaker-inference-component'

@@ -222,6 +222,22 @@ describe('the cluster endpoints', () => {
       given: [{ url: endpoints[0]!.url, region: '' }],
       message: 'clusterEndpoints[0].region is empty',
     },
+    {
+      case: 'a host that is not an ARC cluster of AWS (signed calls would go there)',
+      given: [{ url: 'https://host-abc.attacker.example/v1', region: 'us-east-1' }],
+      message:
+        'clusterEndpoints[0].url is "https://host-abc.attacker.example/v1", which is not an ARC cluster endpoint of AWS in us-east-1',
+    },
+    {
+      case: "an AWS cluster host of another region than the endpoint's",
+      given: [{ url: endpoints[1]!.url, region: 'us-east-1' }],
+      message: 'which is not an ARC cluster endpoint of AWS in us-east-1',
+    },
+    {
+      case: 'plain http to a cluster host',
+      given: [{ url: endpoints[0]!.url.replace('https:', 'http:'), region: endpoints[0]!.region }],
+      message: 'which is not an ARC cluster endpoint of AWS',
+    },
   ])('are refused at construction when $case', ({ given, message }) => {
     expect(() => arcRoutingControls(arcClusterClients({ region: 'us-east-1' }), given)).toThrow(message);
   });

@@ -196,4 +196,22 @@ describe('the act Lambda handler, called as the state machine calls it', () => {
     });
     expect([...sm.calls(), ...ssm.calls(), ...r53.calls()]).toEqual([]);
   });
+
+  it('clips every log field: a 100 KB name in the input costs a line of at most a few KB, and the error stays one line', async () => {
+    const handler = await load();
+    const huge = `chat-${'x'.repeat(100_000)}`;
+    const error = await handler(
+      { op: 'prescale', prescale: { ...(INPUT.prescale[0] as object), targetId: huge } },
+      context,
+    ).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.name).toBe('NotInPolicy');
+    expect(error!.message.length).toBeLessThan(600);
+    const lines = output.join('').split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.length).toBeLessThan(4_000);
+    expect(sm.calls()).toEqual([]);
+  });
 });

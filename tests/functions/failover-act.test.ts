@@ -37,7 +37,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { act, parseActEvent } from '#functions/failover/act.ts';
 import { awsActPorts, parseActConfig } from '#functions/failover/act-ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
-import { chatGroup, weightedRecords } from './failover-group.ts';
+import { isClusterHost } from '#shared/aws/routing-arc-read.ts';
+import { chatGroup, chatTargets, weightedRecords } from './failover-group.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:30Z');
 const MINUTE = Date.parse('2025-06-02T12:00:00Z');
@@ -60,19 +61,43 @@ const arc = mockClient(Route53RecoveryClusterClient);
 const ga = mockClient(GlobalAcceleratorClient);
 const ALL = [sm, asg, cw, ssm, r53, arc, ga];
 
+const scaling = { minCapacity: 1, maxCapacity: 20 };
 const POLICY = {
   version: 1,
   targets: [
-    { id: 'chat-east', region: 'us-east-1', endpointName: 'chat-east' },
-    { id: 'chat-west', region: 'us-west-2', endpointName: 'chat-west' },
-  ].map((t) => ({
-    ...t,
-    kind: 'sagemaker-variant',
-    scaling: { minCapacity: 1, maxCapacity: 20 },
-    signals: [{ metric: 'invocationsPerInstance', target: 100 }],
-  })),
+    ...chatTargets(),
+    {
+      id: 'chat-ic',
+      kind: 'sagemaker-inference-component',
+      region: 'us-west-2',
+      endpointName: 'chat-west',
+      inferenceComponentName: 'chat-ic',
+      scaling,
+      signals: [{ metric: 'invocationsPerInstance', target: 100 }],
+    },
+    {
+      id: 'gpu-west',
+      kind: 'ec2-asg',
+      region: 'us-west-2',
+      autoScalingGroupName: 'gpu-west',
+      scaling,
+      signals: [
+        {
+          metric: 'gpuUtilization',
+          target: 70,
+          cloudwatch: { namespace: 'Gpu', metricName: 'GpuUtilization' },
+        },
+      ],
+    },
+  ],
   failover: { groups: [chatGroup({ failPeriods: 3, failWindowPeriods: 5, p95LatencyMs: 1500 })] },
 };
+/** The chat group's routing in the policy the act function reads (the route tests set other kinds). */
+let chatRouting: unknown = POLICY.failover.groups[0]!.routing;
+const policyRead = () => ({
+  ...POLICY,
+  failover: { groups: [{ ...POLICY.failover.groups[0]!, routing: chatRouting }] },
+});
 
 let killSwitch = 'off';
 const ports = () => {
@@ -92,10 +117,11 @@ const changing = () => [
 beforeEach(() => {
   for (const m of ALL) m.reset();
   killSwitch = 'off';
+  chatRouting = POLICY.failover.groups[0]!.routing;
   ssm.on(GetParameterCommand).callsFake(async (input) => {
     if (input.Name === '/governor/kill-switch') return { Parameter: { Name: input.Name, Value: killSwitch } };
     if (input.Name === '/governor/policy')
-      return { Parameter: { Name: input.Name, Value: JSON.stringify(POLICY) } };
+      return { Parameter: { Name: input.Name, Value: JSON.stringify(policyRead()) } };
     throw Object.assign(new Error('not found'), { name: 'ParameterNotFound' });
   });
   ssm.on(GetParametersByPathCommand).resolves({ Parameters: [] });
@@ -117,7 +143,7 @@ const variant = (desired: number, endpointName = 'chat-west') => ({
 });
 
 describe('prescale: raise only, through the capacity adapters', () => {
-  it('raises a variant from 2 to 12 with one UpdateEndpointWeightsAndCapacities after reading the kill switch', async () => {
+  it('raises a variant from 2 to 12 with one UpdateEndpointWeightsAndCapacities after reading the policy and the kill switch', async () => {
     expect(await run(variant(12))).toEqual({ detail: 'chat-west in us-west-2: desired 2 -> 12' });
     expect(sm.commandCalls(UpdateEndpointWeightsAndCapacitiesCommand).map((c) => c.args[0].input)).toEqual([
       {
@@ -126,6 +152,7 @@ describe('prescale: raise only, through the capacity adapters', () => {
       },
     ]);
     expect(ssm.commandCalls(GetParameterCommand).map((c) => c.args[0].input.Name)).toEqual([
+      '/governor/policy',
       '/governor/kill-switch',
     ]);
   });
@@ -247,6 +274,14 @@ describe('ready', () => {
 });
 
 const records = weightedRecords;
+/** ARC: the standby's control On, the primary's Off. */
+const TO_WEST = {
+  kind: 'set-routing-controls',
+  groupId: 'chat',
+  on: ['us-west-2'],
+  off: ['us-east-1'],
+  weights: { 'us-east-1': 0, 'us-west-2': 100 },
+};
 const ARNS = {
   'us-east-1': 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc123/routingcontrol/east1',
   'us-west-2': 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc123/routingcontrol/west2',
@@ -296,16 +331,11 @@ describe('route: one routing action per kind', () => {
         },
       ],
     };
+    chatRouting = routing;
     const out = await run({
       op: 'route',
       routing,
-      action: {
-        kind: 'set-routing-controls',
-        groupId: 'chat',
-        on: ['us-west-2'],
-        off: ['us-east-1'],
-        weights: { 'us-east-1': 0, 'us-west-2': 100 },
-      },
+      action: TO_WEST,
     });
     expect(out).toEqual({ detail: 'routing controls on: us-west-2; off: us-east-1' });
     expect(arc.commandCalls(UpdateRoutingControlStatesCommand).map((c) => c.args[0].input)).toEqual([
@@ -335,6 +365,7 @@ describe('route: one routing action per kind', () => {
       listenerArn: 'arn:aws:globalaccelerator::123456789012:accelerator/acc-1/listener/lis1',
       endpointGroups: GROUPS,
     };
+    chatRouting = routing;
     await run({
       op: 'route',
       routing,
@@ -363,7 +394,7 @@ describe('route: one routing action per kind', () => {
     expect(r53.calls()).toEqual([]);
   });
 
-  it('an action of another routing kind, or a region the policy does not map, is RoutingNotMapped', async () => {
+  it('an action of another routing kind is RoutingNotMapped, a region outside the group NotInPolicy', async () => {
     const routing = POLICY.failover.groups[0]!.routing;
     await expect(
       run({
@@ -383,7 +414,7 @@ describe('route: one routing action per kind', () => {
         routing,
         action: { kind: 'set-weights', groupId: 'chat', weights: { 'eu-west-1': 100 } },
       }),
-    ).rejects.toMatchObject({ name: 'RoutingNotMapped' });
+    ).rejects.toMatchObject({ name: 'NotInPolicy' });
     expect(changing()).toEqual([]);
   });
 });
@@ -475,5 +506,113 @@ describe('check: the receiving region after a step', () => {
       Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }),
     );
     await expect(run({ op: 'check', check })).rejects.toMatchObject({ name: 'ThrottlingException' });
+  });
+});
+
+describe('an execution input held to the policy (issue 18): clear errors, no call that changes or reads a target', () => {
+  const route53 = POLICY.failover.groups[0]!.routing;
+  const step = { kind: 'set-weights', groupId: 'chat', weights: { 'us-east-1': 90, 'us-west-2': 10 } };
+  const noTargetCall = () => {
+    expect(changing()).toEqual([]);
+    expect([...sm.calls(), ...asg.calls(), ...r53.calls(), ...arc.calls(), ...ga.calls()]).toEqual([]);
+  };
+
+  it('clamps a prescale of 2^31 to the target maxCapacity, and says so', async () => {
+    expect(await run(variant(2 ** 31))).toEqual({
+      detail: `chat-west in us-west-2: desired 2 -> 20 (asked ${2 ** 31}, clamped to maxCapacity 20)`,
+    });
+    expect(
+      sm.commandCalls(UpdateEndpointWeightsAndCapacitiesCommand)[0]!.args[0].input
+        .DesiredWeightsAndCapacities,
+    ).toEqual([{ VariantName: 'AllTraffic', DesiredInstanceCount: 20 }]);
+  });
+
+  it.each([
+    {
+      case: 'a prescale of a target the policy does not have',
+      event: { ...variant(12), prescale: { ...variant(12).prescale, targetId: 'chat-other' } },
+      message: 'prescale.targetId "chat-other" is not a target of the policy',
+    },
+    {
+      case: "a prescale naming another endpoint than the target's",
+      event: variant(12, 'chat-east'),
+      message: /^prescale\.target is .*"chat-east".*, but the policy's target chat-west is/,
+    },
+    {
+      case: "a prescale in another region than the target's",
+      event: { ...variant(12), prescale: { ...variant(12).prescale, region: 'us-east-1' } },
+      message: 'prescale.region is "us-east-1", but target chat-west is in us-west-2 in the policy',
+    },
+    {
+      case: 'a route in another hosted zone',
+      event: { op: 'route', routing: { ...route53, hostedZoneId: 'Z9999999999' }, action: step },
+      message: /^routing\.hostedZoneId is "Z9999999999", but group chat's in the policy is "Z0123456789ABC"/,
+    },
+    {
+      case: 'a route of another record',
+      event: { op: 'route', routing: { ...route53, recordName: 'www.example.com' }, action: step },
+      message: /^routing\.recordName is "www\.example\.com"/,
+    },
+    {
+      case: 'a route of another set identifier',
+      event: {
+        op: 'route',
+        routing: { ...route53, setIdentifiers: { 'us-east-1': 'east', 'us-west-2': 'prod' } },
+        action: step,
+      },
+      message: /^routing\.setIdentifiers is/,
+    },
+    {
+      case: 'a route of a group the policy does not have',
+      event: { op: 'route', routing: route53, action: { ...step, groupId: 'other' } },
+      message: 'action.groupId "other" is not a failover group of the policy',
+    },
+  ])('$case is NotInPolicy, naming the field', async ({ event, message }) => {
+    await expect(run(event)).rejects.toMatchObject({
+      name: 'NotInPolicy',
+      message: expect.stringMatching(message),
+    });
+    noTargetCall();
+    // The policy is the only thing read; the kill switch is not even asked.
+    expect(ssm.commandCalls(GetParameterCommand).map((c) => c.args[0].input.Name)).toEqual([
+      '/governor/policy',
+    ]);
+  });
+
+  it.each([
+    'https://attacker.example.com/v1',
+    'https://host-aaaa.route53-recovery-cluster.us-west-2.amazonaws.com.attacker.example/v1',
+    'https://host-aaaa.route53-recovery-cluster.us-east-1.amazonaws.com/v1', // another region than its own
+    'https://host-aaaa.route53-recovery-cluster.us-west-2.amazonaws.com:8443/v1',
+    'https://user@host-aaaa.route53-recovery-cluster.us-west-2.amazonaws.com/v1',
+  ])(
+    'an ARC cluster endpoint off AWS’s own domains (%s) is InvalidActEvent naming the field, before any call',
+    async (endpoint) => {
+      const event = {
+        op: 'route',
+        routing: {
+          kind: 'arc-routing-controls',
+          routingControls: ARNS,
+          clusterEndpoints: [{ region: 'us-west-2', endpoint }],
+        },
+        action: TO_WEST,
+      };
+      await expect(run(event)).rejects.toMatchObject({
+        name: 'InvalidActEvent',
+        message: expect.stringContaining('routing.clusterEndpoints.0.endpoint: '),
+      });
+      noTargetCall();
+      expect(ssm.calls()).toEqual([]);
+    },
+  );
+
+  it.each([
+    'https://host-aaaa.route53-recovery-cluster.us-west-2.amazonaws.com/v1',
+    'https://host-aaaa.route53-recovery-cluster.us-west-2.amazonaws.com',
+    'https://host-aaaa.route53-recovery-cluster.cn-north-1.amazonaws.com.cn/v1',
+    'https://host-aaaa.route53-recovery-cluster.us-gov-west-1.amazonaws.com/v1',
+  ])('accepts the cluster endpoint %s in its own region', (endpoint) => {
+    const region = /cluster\.([a-z0-9-]+)\./.exec(endpoint)![1]!;
+    expect(isClusterHost(new URL(endpoint), region)).toBe(true);
   });
 });

@@ -161,6 +161,63 @@ describe('the kill switch', () => {
   });
 });
 
+describe('the generation check (issue 18)', () => {
+  it.each([
+    { case: 'a newer decision named in the group item', item: newest('20250602T120100000Z-99999999') },
+    { case: 'no decision named in the group item', item: newest(null) },
+  ])('$case: the execution changes nothing and ends superseded', async ({ item }) => {
+    const aws = fakes({ getItem: new Script(item) });
+    const result = await runFailover(failoverInput(), aws);
+    expect(result).toMatchObject({ status: 'SUCCEEDED', outcome: 'superseded' });
+    expect(aws.prescale.calls).toEqual([]);
+    expect(aws.route.calls).toEqual([]);
+    expect(phases(aws)).toEqual([['superseded', 'Superseded']]);
+  });
+
+  it('reads the group item strongly consistent before the prescale and before every step', async () => {
+    const aws = fakes();
+    const result = await runFailover(failoverInput(), aws);
+    expect(result.outcome).toBe('finished');
+    expect(aws.getItem.calls).toHaveLength(4); // the prescale, then the 10, 50 and 100 % steps
+    expect(aws.getItem.calls[0]).toEqual({
+      TableName: 'governor-state-test',
+      Key: { pk: { S: 'FAILOVER#chat' }, sk: { S: 'STATE' } },
+      ConsistentRead: true,
+      ProjectionExpression: '#generation',
+      ExpressionAttributeNames: { '#generation': 'generation' },
+    });
+  });
+
+  it('a decision superseded between two steps stops before the next one', async () => {
+    const first = (_: unknown, e: Record<string, unknown>) => newest(e.decisionId);
+    const aws = fakes({ getItem: new Script(first, first, newest('20250602T120100000Z-99999999')) });
+    const result = await runFailover(failoverInput(), aws);
+    expect(result.outcome).toBe('superseded');
+    expect(westWeights(aws)).toEqual([10]);
+  });
+
+  it('a failed routing call is tried again only after the check: a newer decision meanwhile stops it', async () => {
+    const first = (_: unknown, e: Record<string, unknown>) => newest(e.decisionId);
+    const throttled = Object.assign(new Error('throttled'), { name: 'RoutingCallError' });
+    const aws = fakes({
+      getItem: new Script(first, first, newest('20250602T120100000Z-99999999')),
+      route: new Script(throttled),
+    });
+    const result = await runFailover(failoverInput(), aws);
+    expect(result.outcome).toBe('superseded');
+    expect(aws.route.calls).toHaveLength(1);
+  });
+
+  it('a step without a rollback (a planner rollback, a redo) that regresses is recorded and stays', async () => {
+    const aws = fakes({ check: new Script(regressed()) });
+    const input = failoverInput({ prescale: [], steps: [{ action: stepsOf([0], 10)[0]!.action }] });
+    const result = await runFailover(input, aws);
+    expect(result.outcome).toBe('returned-unhealthy');
+    expect(westWeights(aws)).toEqual([0]);
+    expect(phases(aws).at(-1)).toEqual(['returned-unhealthy', 'ReturnedUnhealthy']);
+  });
+});
+
 describe("every Task's Catch path", () => {
   const tasks = taskNames().filter((n) => n !== 'Record the failure');
   it('covers every Task of the definition', () => {
