@@ -10,11 +10,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsRoutingReads } from '../../functions/failover/routing-truth.ts';
 import { dynamoStateStore } from '../aws/dynamodb.ts';
 import { readParameter } from '../aws/live-stack.ts';
-import { globalAcceleratorClient, globalAcceleratorDials } from '../aws/routing-accelerator.ts';
-import { arcClusterClients, arcRoutingControls } from '../aws/routing-arc.ts';
-import { route53Client, route53WeightedRecords } from '../aws/routing-route53.ts';
 import { targetStatus } from '../live/status.ts';
 import { statusLines } from '../live/status-lines.ts';
 import { attempt, readTargetStatus, runningExecutions, type StatusClients } from '../live/status-reads.ts';
@@ -52,11 +50,7 @@ export function statusClients(t: LiveTarget, tableName: string, machineArn: stri
     machine: machineArn ? { sfn: new SFNClient(liveConfig(t)), arn: machineArn } : null,
     sageMaker: perRegion((r) => new SageMakerClient(liveConfig(t, r))),
     autoScaling: perRegion((r) => new AutoScalingClient(liveConfig(t, r))),
-    routing: {
-      weightedRecords: () => route53WeightedRecords(route53Client(options)),
-      trafficDials: () => globalAcceleratorDials(globalAcceleratorClient(options)),
-      routingControls: (endpoints) => arcRoutingControls(arcClusterClients(options), endpoints),
-    },
+    routing: awsRoutingReads(options),
   };
 }
 

@@ -19,11 +19,12 @@ import { dynamoMixStore } from '../aws/mix-store.ts';
 import { endpointReads, sageMakerAdapter, variantCapacityFrom } from '../aws/sagemaker.ts';
 import { dynamoSpotStore } from '../aws/spot-store.ts';
 import { warmPoolsAdapter } from '../aws/warm-pools.ts';
+import type { RoutingTruth } from '../failover/truth.ts';
 import { FailoverStateSchema } from '../failover/types.ts';
+import type { FailoverRouting } from '../policy/failover-schema.ts';
 import type { PolicyFile, TargetPolicy } from '../policy/schema.ts';
 import { decodeState } from '../state/item.ts';
 import type { Capacity, FailoverReads, Read, StatusReads } from './status.ts';
-import { type RoutingReaders, routingTruth } from './status-routing.ts';
 
 export interface StatusClients {
   /** The stack's state table, in the stack's region. */
@@ -33,7 +34,15 @@ export interface StatusClients {
   machine: { sfn: SFNClient; arn: string } | null;
   sageMaker: (region: string) => SageMakerClient;
   autoScaling: (region: string) => AutoScalingClient;
-  routing: RoutingReaders;
+  /** The failover function's own routing reads (functions/failover/routing-truth.ts), injected by the CLI. */
+  routing: { read(routing: FailoverRouting, regions: readonly string[]): Promise<RoutingTruth> };
+}
+
+/** The truth by region in each kind's terms: a weight, a dial, or On / Off. */
+export function truthByRegion(truth: RoutingTruth): Record<string, number | string> {
+  if (truth.kind === 'route53-weighted') return truth.weights;
+  if (truth.kind === 'global-accelerator') return truth.dials;
+  return Object.fromEntries(Object.entries(truth.on).map(([r, on]) => [r, on ? 'On' : 'Off']));
 }
 
 /** At most this many running executions are described (each a DescribeExecution for its target). */
@@ -116,7 +125,12 @@ async function failoverOf(
     groupId: group.id,
     routing: group.routing.kind,
     state,
-    truth: await attempt(() => routingTruth(c.routing, group.routing)),
+    truth: await attempt(async () => {
+      const regions = group.members.flatMap(
+        (m) => policy.targets.find((x) => x.id === m.targetId)?.region ?? [],
+      );
+      return truthByRegion(await c.routing.read(group.routing, regions));
+    }),
   };
 }
 
