@@ -5,6 +5,8 @@
  * planner's state before it, to go back to), reading the routing and that execution's end, and
  * settling the planner's next state and what to start.
  */
+
+import { clip } from '../../shared/events/bounded.ts';
 import { baseWeights, type ResolvedGroup } from '../../shared/failover/group.ts';
 import {
   type LastExecution,
@@ -18,6 +20,7 @@ import {
   FailoverStateSchema,
   type FailoverStepResult,
 } from '../../shared/failover/types.ts';
+import { clipped } from './observe.ts';
 import type { FailoverPorts } from './ports.ts';
 
 /** What the group's item keeps of the newest execution, beside the planner's state. */
@@ -56,6 +59,17 @@ export function memoryOf(item: Record<string, unknown> | undefined): Memory {
   };
 }
 
+/** The kept input, or null when there is none or it does not parse (then it cannot be started again). */
+export function inputOf(memory: Memory): Record<string, unknown> | null {
+  if (memory.generationInput === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(memory.generationInput);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface Observed {
   truth: RoutingTruth | null;
   last: LastExecution;
@@ -83,21 +97,18 @@ export async function observeRouting(
       g.members.map((m) => m.region),
     );
   } catch (e) {
-    log(`${g.id}: the routing could not be read (${e instanceof Error ? e.message : String(e)})`);
+    log(`${g.id}: the routing could not be read (${clipped(e)})`);
   }
   let last: LastExecution = { status: 'none', outcome: null };
   if (memory.generation !== null) {
     try {
       last = await ports.executions.describe(stateMachineArn, memory.generation);
     } catch (e) {
-      log(
-        `${g.id}: execution ${memory.generation} could not be read (${e instanceof Error ? e.message : String(e)})`,
-      );
+      log(`${g.id}: execution ${clip(memory.generation, 64)} could not be read (${clipped(e)})`);
       last = { status: 'unreadable', outcome: null };
     }
   }
-  const input =
-    memory.generationInput === null ? null : (JSON.parse(memory.generationInput) as Record<string, unknown>);
+  const input = inputOf(memory);
   const base = baseWeights(g);
   const verdict = reconcile({
     kind: g.routing.kind,

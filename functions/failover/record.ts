@@ -9,7 +9,7 @@ import { redoInput } from '../../shared/failover/machine-input.ts';
 import { describeReconcile, type ReconcileAct } from '../../shared/failover/reconcile.ts';
 import { risingRegions } from '../../shared/failover/truth.ts';
 import type { FailoverState, FailoverStepResult } from '../../shared/failover/types.ts';
-import type { Memory, Observed, Settlement } from './reconcile.ts';
+import { inputOf, type Memory, type Observed, type Settlement } from './reconcile.ts';
 
 export interface RecordArgs {
   g: ResolvedGroup;
@@ -86,9 +86,10 @@ export function redoOf(
   now: number,
   expiresAt: number,
 ): Record<string, unknown> {
-  if (act === 'redo-execution' && memory.generationInput !== null)
+  const kept = inputOf(memory);
+  if (act === 'redo-execution' && kept !== null)
     return {
-      ...(JSON.parse(memory.generationInput) as Record<string, unknown>),
+      ...kept,
       decisionId,
       killSwitchValue,
     };
