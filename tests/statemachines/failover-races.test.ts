@@ -56,6 +56,27 @@ describe('StartExecution failing with a 5xx', () => {
   );
 });
 
+describe('StartExecution failing with a 5xx during the failback', () => {
+  it(
+    'on its first step: redone at the next evaluation, and the failback completes to 100/0',
+    async () => {
+      const w = new World();
+      await failOverTo(w, 100);
+      w.health['us-east-1'] = 'ok';
+      expect(await w.until(() => w.phase() === 'prescaling')).toBe(true); // failback started
+      w.startFaults = ['lost'];
+      expect(await w.until(() => west(w) === 90)).toBe(true);
+      expect(w.records.at(-1)?.outcome).toBe('failed');
+      expect(w.routing()['us-west-2']).toBe(100);
+      expect(await convergesWithin3(w)).toBeLessThanOrEqual(3);
+      expect(await w.until(() => w.phase() === 'steady' && w.converged())).toBe(true);
+      expect(w.routing()).toEqual({ 'us-east-1': 100, 'us-west-2': 0 });
+      expect(w.driftAlarm()).toBe(false);
+    },
+    SLOW,
+  );
+});
+
 describe('Route 53 throttled past the retries', () => {
   it(
     'once: the execution fails (the failover-failures alarm), the next evaluation redoes the step, the routing meets the intent',
