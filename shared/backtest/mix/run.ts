@@ -14,7 +14,7 @@
  * unless asked.
  */
 import { minOf } from '../../arrays/extent.ts';
-import { type CommitPlan, hourlyUsage, planCommitment } from '../../commit/plan.ts';
+import type { CommitPlan } from '../../commit/plan.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { type MixPolicy, replacementLeadMinutes } from '../../mix/types.ts';
 import { committedUsdPerHour } from '../../policy/capacity-mix-rules.ts';
@@ -24,6 +24,7 @@ import { buildPolicies } from '../policies/index.ts';
 import { type LookaheadFits, lookaheadMemo } from '../policies/lookahead.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from '../scenario.ts';
 import type { Trace } from '../trace.ts';
+import { commitmentOf, committedRate } from './commitment.ts';
 import { ALL_ON_DEMAND } from './fleet.ts';
 import { drawWeather } from './hazard.ts';
 import { type MixPricing, type MixRunSummary, type MixStrategy, simulateMix } from './simulate.ts';
@@ -193,17 +194,6 @@ function oracleRun(
   };
 }
 
-export class MixInputError extends Error {
-  override name = 'MixInputError';
-}
-
-/** The committed rate of the run, USD per instance-hour; null when nothing says one. */
-function committedRate(target: TargetPolicy, spot: SpotOptions, onDemand: number): number | null {
-  const own = target.capacityMix?.committed;
-  if (own) return own.usdPerHour ?? null;
-  return spot.committedUsdPerHour ?? (spot.committed === 'auto' ? null : onDemand);
-}
-
 export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
   const { trace, target, options, spot } = input;
   const workload = buildWorkload(trace, options);
@@ -237,6 +227,8 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
       onProgress: input.onProgress && ((m) => input.onProgress!(s.name, (at + m / n) / total)),
     });
   };
+  const onDemandRate = pricingOf(unplanned).onDemandUsdPerHour;
+  const rate = committedRate(target, spot, onDemandRate);
   // Governor all on-demand first: its fleet is what a planned commitment is sized on.
   const fleet = new Float64Array(n);
   const onDemandRun = simulate(
@@ -250,20 +242,7 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     pricingOf(unplanned),
     fleet,
   );
-  const onDemandRate = pricingOf(unplanned).onDemandUsdPerHour;
-  const rate = committedRate(target, spot, onDemandRate);
-  let plan: CommitPlan | null = null;
-  let instances = target.capacityMix?.committed.instances ?? (spot.committed === 'auto' ? 0 : spot.committed);
-  if (spot.committed === 'auto') {
-    if (rate === null)
-      throw new MixInputError(
-        target.capacityMix
-          ? `--committed auto needs the committed rate: set ${target.id}'s capacityMix.committed.usdPerHour`
-          : '--committed auto needs the committed rate: add --committed-price USD (one committed instance, USD per hour)',
-      );
-    plan = planCommitment(hourlyUsage(fleet), onDemandRate, { term: 'planned', usdPerHour: rate });
-    instances = plan.instances;
-  }
+  const { instances, plan } = commitmentOf(target, spot, rate, onDemandRate, fleet);
   const policy = mixPolicyFor(
     target,
     options,
@@ -305,3 +284,5 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     runs,
   };
 }
+
+export { MixInputError } from './commitment.ts';
