@@ -18,7 +18,6 @@ import * as z from 'zod';
 import type { ApplyResult, Capacity } from '../../shared/aws/capacity.ts';
 import type { TrafficDialsPort } from '../../shared/aws/routing-accelerator.ts';
 import type { ClusterEndpoint, ControlState, RoutingControlsPort } from '../../shared/aws/routing-arc.ts';
-import { isClusterHost } from '../../shared/aws/routing-arc-read.ts';
 import type { WaitOptions, WeightedRecordsPort } from '../../shared/aws/routing-route53.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import type { RoutingAction } from '../../shared/failover/types.ts';
@@ -73,20 +72,8 @@ export type CheckInput = z.infer<typeof CheckInputSchema>;
 export const ActEventSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('prescale'), prescale: PrescaleItemSchema }),
   z.object({ op: z.literal('ready'), prescale: z.array(PrescaleItemSchema) }),
-  z
-    .object({ op: z.literal('route'), routing: FailoverRoutingSchema, action: RoutingActionSchema })
-    .superRefine((e, ctx) => {
-      // Signed calls go to the cluster endpoints: AWS's own domains only (issue 18), before any call.
-      if (e.routing.kind !== 'arc-routing-controls') return;
-      e.routing.clusterEndpoints.forEach((c, i) => {
-        if (!URL.canParse(c.endpoint) || !isClusterHost(new URL(c.endpoint), c.region))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['routing', 'clusterEndpoints', i, 'endpoint'],
-            message: `${JSON.stringify(c.endpoint).slice(0, 200)} is not an ARC cluster endpoint of AWS in ${c.region} (https://host-aaaaaa.route53-recovery-cluster.${c.region}.amazonaws.com/v1)`,
-          });
-      });
-    }),
+  // The routing schema refuses ARC cluster endpoints off AWS's own domains (shared/policy/arc-endpoints.ts).
+  z.object({ op: z.literal('route'), routing: FailoverRoutingSchema, action: RoutingActionSchema }),
   z.object({ op: z.literal('check'), check: CheckInputSchema }),
 ]);
 export type ActEvent = z.infer<typeof ActEventSchema>;

@@ -20,6 +20,7 @@ import {
   GetRoutingControlStateCommand,
   Route53RecoveryClusterClient,
 } from '@aws-sdk/client-route53-recovery-cluster';
+import { isClusterHost } from '../policy/arc-endpoints.ts';
 import { MalformedResponseError } from './capacity.ts';
 import { type ClientOptions, clientConfig, errorName } from './clients.ts';
 import {
@@ -61,35 +62,7 @@ const DEFINITIVE = new Set([
   'DeadlineExceeded',
 ]);
 
-/** The DNS suffixes of AWS's partitions (the SDK's partitions table: aws, aws-cn, aws-eusc, aws-iso*, aws-us-gov). */
-export const AWS_DNS_SUFFIXES = [
-  'amazonaws.com',
-  'amazonaws.com.cn',
-  'amazonaws.eu',
-  'c2s.ic.gov',
-  'sc2s.sgov.gov',
-  'cloud.adc-e.uk',
-  'csp.hci.ic.gov',
-] as const;
-
-/** host-aaaaaa.route53-recovery-cluster.us-west-2.amazonaws.com, in `region`, on an AWS suffix. */
-export function isClusterHost(url: URL, region: string): boolean {
-  const suffix = AWS_DNS_SUFFIXES.find((s) =>
-    url.hostname.endsWith(`.route53-recovery-cluster.${region}.${s}`),
-  );
-  if (!suffix) return false;
-  const host = url.hostname.slice(0, -`.route53-recovery-cluster.${region}.${suffix}`.length);
-  return (
-    url.protocol === 'https:' &&
-    url.port === '' &&
-    url.username === '' &&
-    url.password === '' &&
-    /^[a-z0-9][a-z0-9-]{0,62}$/.test(host) &&
-    /^(\/v1)?\/?$/.test(url.pathname) &&
-    url.search === '' &&
-    url.hash === ''
-  );
-}
+export { isClusterHost } from '../policy/arc-endpoints.ts';
 
 export interface EndpointCheck {
   /** Accepts a cluster endpoint's URL in its region; AWS's own cluster domains by default. */

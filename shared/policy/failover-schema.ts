@@ -5,6 +5,7 @@
  * planner that reads these fields is shared/failover/.
  */
 import * as z from 'zod';
+import { isClusterHost } from './arc-endpoints.ts';
 
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 const region = () => z.string().regex(REGION, { message: 'must be an AWS region name such as us-east-1' });
@@ -35,7 +36,16 @@ export const ArcRoutingSchema = z
             region: region(),
             endpoint: z.string().regex(/^https:\/\/\S+$/, { message: 'must be an https:// URL' }),
           })
-          .strict(),
+          .strict()
+          .superRefine((e, ctx) => {
+            // AWS's own cluster domains only: signed calls go there (./arc-endpoints.ts).
+            if (!URL.canParse(e.endpoint) || isClusterHost(new URL(e.endpoint), e.region)) return;
+            ctx.addIssue({
+              code: 'custom',
+              path: ['endpoint'],
+              message: `must be an ARC cluster endpoint of AWS in ${e.region}, as DescribeCluster lists it (https://host-aaaaaa.route53-recovery-cluster.${e.region}.amazonaws.com/v1)`,
+            });
+          }),
       )
       .min(1, { message: 'needs at least one cluster endpoint' })
       .describe(

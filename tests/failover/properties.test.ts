@@ -33,7 +33,9 @@ const arc = () =>
         [EAST]: 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/east',
         [WEST]: 'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/west',
       },
-      clusterEndpoints: [{ region: EAST, endpoint: 'https://host-aaaa.us-east-1.example.com/v1' }],
+      clusterEndpoints: [
+        { region: EAST, endpoint: 'https://host-aaaa.route53-recovery-cluster.us-east-1.amazonaws.com/v1' },
+      ],
     },
   });
 

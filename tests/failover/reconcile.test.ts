@@ -8,6 +8,8 @@ import { periodVerdict } from '#shared/failover/health.ts';
 import { type ReconcileArgs, reconcile } from '#shared/failover/reconcile.ts';
 import { driftedRegions, inSync, type RoutingTruth, risingRegions } from '#shared/failover/truth.ts';
 import { FailoverHealthSchema } from '#shared/policy/failover-schema.ts';
+import { formatProblem, validatePolicy } from '#shared/policy/load.ts';
+import { chatGroup, chatTargets } from '../functions/failover-group.ts';
 
 const T = Date.parse('2025-06-02T12:00:00Z');
 const BASE = { east: 100, west: 0 };
@@ -185,5 +187,51 @@ describe("Governor's heartbeat gates, never triggers", () => {
     },
   ])('$case', ({ obs, verdict, idle }) => {
     expect(periodVerdict(obs, h, T, idle ?? false).verdict).toBe(verdict);
+  });
+});
+
+describe('ARC cluster endpoints in the policy (issue 18, item 3)', () => {
+  const policy = (endpoint: string, region = 'us-west-2') => ({
+    version: 1,
+    targets: chatTargets(),
+    failover: {
+      groups: [
+        {
+          ...chatGroup({}),
+          routing: {
+            kind: 'arc-routing-controls',
+            routingControls: {
+              'us-east-1':
+                'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/east',
+              'us-west-2':
+                'arn:aws:route53-recovery-control::123456789012:controlpanel/abc/routingcontrol/west',
+            },
+            clusterEndpoints: [{ region, endpoint }],
+          },
+        },
+      ],
+    },
+  });
+
+  it.each([
+    'https://attacker.example/v1',
+    'https://host-a.route53-recovery-cluster.us-west-2.amazonaws.com.attacker.example/v1',
+    'https://host-a.route53-recovery-cluster.us-east-1.amazonaws.com/v1',
+    'https://host-a.route53-recovery-cluster.us-west-2.amazonaws.com:444/v1',
+  ])('refuse %s, naming the field', (endpoint) => {
+    const result = validatePolicy(policy(endpoint));
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(
+        /^failover\.groups\[0\]\.routing\.clusterEndpoints\[0\]\.endpoint must be an ARC cluster endpoint of AWS in us-west-2/,
+      ),
+    ]);
+  });
+
+  it.each([
+    ['https://host-a.route53-recovery-cluster.us-west-2.amazonaws.com/v1', 'us-west-2'],
+    ['https://host-a.route53-recovery-cluster.cn-north-1.amazonaws.com.cn/v1', 'cn-north-1'],
+  ])('accept %s', (endpoint, region) => {
+    expect(validatePolicy(policy(endpoint, region)).ok).toBe(true);
   });
 });
