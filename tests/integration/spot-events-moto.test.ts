@@ -18,6 +18,9 @@
  *    it holds 3 and moto launches NO replacement; AWS would launch one (it rounds on-demand up,
  *    2 + 2). The replacement itself is therefore not observable here.
  *  - DynamoDB's conditional PutItem, consistent GetItem and BatchGetItem; SSM parameters.
+ *  - DescribeAutoScalingGroups' DesiredCapacity and InService instances, which the Health
+ *    disruption budget reads back (issue 18), and per-record results: a malformed record beside
+ *    a valid one comes back alone; a Health event that is not actionable makes no call.
  * What it does not model: EventBridge and SQS delivery (the batch is built here); spot as a
  * purchase option (every instance is a plain on-demand one, nothing is ever reclaimed); the two
  * minutes a warned instance runs on (a detached instance stays running in EC2 for ever); the
@@ -311,5 +314,29 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     expect(await members()).not.toContain(victim);
     expect((await group()).DesiredCapacity).toBe(4);
     expect(Object.keys((await spotItem())!.spot!.handled)).toContain(victim);
+  });
+
+  it('the Health disruption budget reads the group back: budget 2 less the group shortfall is detached, lowest ids first; the rest held, the event comes back', async () => {
+    const g = await group();
+    const inService = g.Instances!.filter((i) => i.LifecycleState === 'InService').length;
+    // moto launched one replacement after the two detaches: 3 InService of desired 4.
+    expect([g.DesiredCapacity, inService]).toEqual([4, 3]);
+    const room = 2 - (4 - inService);
+    const before = await members();
+    const health = JSON.parse(fixture('health-retirement'));
+    health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    health.detail = { ...health.detail, affectedEntities: before.map((entityValue) => ({ entityValue })) };
+    const { result, calls, reasons } = await invoke(batch(JSON.stringify(health), 'm-6'));
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-6' }] });
+    expect(reasons).toContain('HealthBudgetHeld');
+    expect(calls.map((c) => c.name)).toContain('DescribeAutoScalingGroups');
+    expect(calls.filter((c) => c.name === 'DetachInstances').map((c) => c.input)).toEqual([
+      {
+        AutoScalingGroupName: GROUP,
+        InstanceIds: before.slice(0, room),
+        ShouldDecrementDesiredCapacity: false,
+      },
+    ]);
+    expect(await members()).not.toContain(before[0]);
   });
 });
