@@ -118,6 +118,8 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
     /** Before the next put of this target, another writer stores its own state. */
     raceNextPut: null as string | null,
     requests: 60_000 as number | null,
+    recordsFail: null as Error | null,
+    counted: [] as [string, number][],
   };
   let lastApplied: string | null = null;
   const ports: MixPorts = {
@@ -183,7 +185,12 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
         }));
       },
     },
-    records: { put: async (item) => void audit.push(item) },
+    records: {
+      put: async (item) => {
+        if (w.recordsFail) throw w.recordsFail;
+        audit.push(item);
+      },
+    },
     // No target here has a variantFallback (tests/functions/mix-fallback.test.ts has them).
     fallbacks: {
       get: async () => {
@@ -218,6 +225,7 @@ function world(options: { mode?: 'shadow' | 'active' } = {}) {
       warn: (message) => lines.push({ level: 'warn', message }),
       error: (message) => lines.push({ level: 'error', message }),
       record: (r) => void records.push(r),
+      count: (metric, value) => void w.counted.push([metric, value]),
     },
     newId: () => `m${++ids}`,
   });
@@ -328,6 +336,19 @@ describe('the mix function, active', () => {
     w.putFails = null;
     await runAt(5);
     expect(outcome(last('chat-asg'))).toEqual(['applied', 'MixPlanned', 'written', 'applied']);
+  });
+
+  it('a decision record that cannot be written is counted (MixRecordWriteFailures, alarmed) and logged, and the run goes on', async () => {
+    const { w, runAt, lines } = world();
+    w.recordsFail = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
+    await runAt(0);
+    expect(w.counted).toEqual([
+      ['MixRecordWriteFailures', 1],
+      ['MixRecordWriteFailures', 1],
+    ]);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.message)[0]).toMatch(
+      /^MixRecordWriteFailed: the decision record m\d+ of chat-asg was not written/,
+    );
   });
 
   it('another writer that stored first wins: this run writes no group, stores nothing, and says Superseded', async () => {
