@@ -126,7 +126,9 @@ export function statusLines(s: TargetStatus): string[] {
             : 'none on the group yet',
       ),
     );
+  // spread-ok: a failover or mix block is a handful of lines
   if (s.failover) out.push(...failoverLines(s.failover));
+  // spread-ok: a failover or mix block is a handful of lines
   if (s.mix) out.push(...mixLines(s.mix));
   if (s.slo) out.push(line('slo', sloText(s.slo)));
   for (const p of s.problems) out.push(line('problem', p));

@@ -29,6 +29,10 @@ const OWNED_ELSEWHERE: Record<string, string> = {
   'shared/failover/plan.ts: move.actions.push(...grown.actions)': 'actions of one step',
   'shared/suite/html.ts: ...xs)': 'one per suite cell: 66 (6 traces x 11 variants)',
   'shared/suite/html.ts: ...ys.map(Math.abs))': 'one per suite cell: 66',
+  'functions/spot-events/run.ts: targets.push(...(await handleTargets(byTarget, now)))':
+    'one result per target of one batch of spot events: at most the policy\'s targets (500)',
+  'functions/spot-events/target.ts: out.detached.push(...done.detached)':
+    'the instances one replace action names, within one group',
   // Not proven small: pooling runs while a band holds fewer than 200 errors, but the neighbour
   // band it takes in may be long. The year trace's forecast (1,397 origins) ran through it.
   'shared/forecast/residuals.ts: .push(...bands[other]!.': 'not proven: owned by shared/forecast (issue 18)',
