@@ -180,7 +180,7 @@ Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, be
     load: async () => (await import('./history.ts')).historyCommand,
   },
   pause: {
-    summary: 'pause [--stack NAME]       kill switch on: Governor stops acting (what it suspended stays so)',
+    summary: 'pause [--stack NAME]      kill switch on: Governor stops acting (what it suspended stays so)',
     help: switchHelp(
       'pause',
       'on',
@@ -189,13 +189,13 @@ Needs cloudwatch:GetMetricData (read-only). Bad input is one line and exit 2, be
     load: async () => (await import('./switch.ts')).pauseCommand,
   },
   resume: {
-    summary: 'resume [--stack NAME]      kill switch off: Governor acts again',
+    summary: 'resume [--stack NAME]     kill switch off: Governor acts again',
     help: switchHelp('resume', 'off', 'Governor acts again from its next evaluation (within a minute).'),
     load: async () => (await import('./switch.ts')).resumeCommand,
   },
   release: {
     summary:
-      'release [--stack NAME]     kill switch release: Governor stops and resumes every scaler it suspended',
+      'release [--stack NAME]    kill switch release: Governor stops and resumes every scaler it suspended',
     help: switchHelp(
       'release',
       'release',

@@ -29,6 +29,16 @@ describe('governor help', () => {
     expect(out).toMatch(/governor <command> --help lists a command's options/);
   });
 
+  it.each(Object.entries(COMMANDS).map(([name, c]) => ({ name, summary: c.summary })))(
+    "$name's summary starts its description in the one column every command's does",
+    ({ summary }) => {
+      // The usage padded to 25 characters and a space ('schema [--write FILE]     print ...'), so
+      // --help reads as two columns; 'pause [--stack NAME]' once had one space too many.
+      expect(summary[25]).toBe(' ');
+      expect(summary[26]).not.toBe(' ');
+    },
+  );
+
   it.each(Object.keys(COMMANDS).map((name) => ({ name })))(
     'governor $name --help prints its usage and exits 0, touching nothing',
     async ({ name }) => {

@@ -30,7 +30,7 @@ const OWNED_ELSEWHERE: Record<string, string> = {
   'shared/suite/html.ts: ...xs)': 'one per suite cell: 66 (6 traces x 11 variants)',
   'shared/suite/html.ts: ...ys.map(Math.abs))': 'one per suite cell: 66',
   'functions/spot-events/run.ts: targets.push(...(await handleTargets(byTarget, now)))':
-    'one result per target of one batch of spot events: at most the policy\'s targets (500)',
+    "one result per target of one batch of spot events: at most the policy's targets (500)",
   'functions/spot-events/target.ts: out.detached.push(...done.detached)':
     'the instances one replace action names, within one group',
   // Not proven small: pooling runs while a band holds fewer than 200 errors, but the neighbour
