@@ -136,3 +136,66 @@ describe.skipIf(!gate.available)('the suite HTML report in headless Chromium', (
     expect(opened.errors).toEqual([]);
   });
 });
+
+/** Every bundled trace under every variant, with misses as deep as the real suite's (-7.3 %). */
+const BUNDLED = [
+  'nasa_http_1995_jul_per_minute.csv',
+  'twitter_stream_2021_08_per_minute.csv',
+  'azure_llm_2023_conv_per_minute.csv',
+  'azure_llm_2023_conv_per_second.csv',
+  'azure_llm_2023_code_per_minute.csv',
+  'azure_llm_2023_code_per_second.csv',
+];
+const fullReport = () => {
+  const all = selectVariants([]);
+  const full = BUNDLED.flatMap((trace, t) =>
+    all.map((v, i) => cell(trace, v.id, [1500 + 60 * i + 40 * t, (7 * i + 11 * t) % 110], [2000, 6])),
+  );
+  return toSuiteJson({
+    policy: 'examples/policy.yaml',
+    targetId: undefined,
+    variants: all,
+    cells: full,
+    seconds: 1,
+  });
+};
+
+describe.skipIf(!gate.available)('the whole suite page in a 1,280 px window', () => {
+  let opened: HtmlPage;
+  let page: Page;
+
+  beforeAll(async () => {
+    opened = await openHtml(renderSuiteHtml(fullReport()), 'governor-suite-width-');
+    page = opened.page;
+  });
+
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  it('draws 66 cells and is no wider than the window: no horizontal scroll of the page', async () => {
+    expect(await page.$$eval('table.grid td[data-cell]', (els) => els.length)).toBe(66);
+    expect(page.viewportSize()?.width).toBe(1280);
+    expect(await page.$eval('html', (el) => el.scrollWidth)).toBeLessThanOrEqual(1280);
+    for (const selector of ['table.grid', '#dominance', '#cells']) {
+      const right = await page.$eval(selector, (el) => {
+        const box = (el.closest('.scroll') ?? el).getBoundingClientRect();
+        return box.right;
+      });
+      expect(right, selector).toBeLessThanOrEqual(1280);
+    }
+  });
+
+  it("shows every chart label whole, the y axis' signs included", async () => {
+    const clipped = await page.$eval('#dominance', (svg) => {
+      const frame = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('text')]
+        .map((t) => ({ text: t.textContent ?? '', box: t.getBoundingClientRect() }))
+        .filter(({ box }) => box.left < frame.left || box.right > frame.right + 0.5)
+        .map(({ text }) => text);
+    });
+    expect(clipped).toEqual([]);
+    const labels = await page.$$eval('#dominance text', (els) => els.map((e) => e.textContent ?? ''));
+    expect(labels.filter((l) => /^[+-]\d/.test(l))).toHaveLength(2);
+  });
+});
