@@ -50,7 +50,9 @@ function primary(
     case 'ChangeRateHold':
       return `Kept ${held}: ${w} waits, at most one change per ${hours} h`;
     case 'ForecastMissing':
-      return `Kept ${held}: no forecast point within the next ${p.mix.horizonHours} h`;
+      return wanted
+        ? `Planned ${held} at the floor: no forecast point within the next ${p.mix.horizonHours} h yet, and nothing in force; past it the group grows as the plan's MixedInstancesPolicy says`
+        : `Kept ${held}: no forecast point within the next ${p.mix.horizonHours} h`;
     default:
       return held;
   }

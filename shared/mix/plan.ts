@@ -147,9 +147,20 @@ export function stepMix(state: MixState, inputs: MixInputs, policy: MixPolicy, n
       },
     };
   };
-  // Cannot decide: keep what is in force (the dwell clock stops, it does not run on no data).
-  if (demand === null) return finish('ForecastMissing', { ...state, pendingSince: null }, null, false);
   const availability = inputs.availability ?? ALL_SPOT_AVAILABLE;
+  if (demand === null) {
+    // Cannot size: keep what is in force (the dwell clock stops, it does not run on no data).
+    if (state.plan !== null) return finish('ForecastMissing', { ...state, pendingSince: null }, null, false);
+    // Nothing in force yet: the floor (committed base, minCapacity), the group growing past it
+    // on spot at spot.maxPercent as under any plan with no spot in it (optimize.ts).
+    const floor = plannedMix(policy, { p90Peak: 0, p90LossCover: 0, p50Mean: 0 }, availability);
+    return finish(
+      'ForecastMissing',
+      { version: 1, plan: floor, lastChangeAt: now, pendingSince: null },
+      floor,
+      true,
+    );
+  }
   const wanted = plannedMix(policy, demand, availability);
   const held = state.plan;
   if (held === null)

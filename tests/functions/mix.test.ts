@@ -391,19 +391,33 @@ describe('the mix function, active', () => {
     ]);
   });
 
-  it('with no forecast yet and no PLAN item, nothing is planned, applied or written', async () => {
+  it('with no forecast yet and no PLAN item, plans and applies the floor, growing past it on spot', async () => {
     const { w, runAt, last } = world();
     w.states.set('chat-asg', undefined);
     await runAt(0);
     const r = last('chat-asg');
-    expect([r.outcome, r.reasons, r.plan, r.group, r.stored]).toEqual([
-      'planned',
-      ['ForecastMissing'],
-      null,
-      'none',
-      'unchanged',
-    ]);
-    expect([w.plans.has('chat-asg'), w.applied]).toEqual([false, []]);
+    expect([r.outcome, r.reasons]).toEqual(['applied', ['ForecastMissing', 'FloorHeld', 'SpotNotCheaper']]);
+    // The committed base of 2, on demand; above it 40 % on demand, 60 % spot (spot.maxPercent).
+    expect(r.plan).toMatchObject({ capacity: 2, committed: 2, spot: 0 });
+    expect(r.plan?.mixedInstancesPolicy).toMatchObject({
+      onDemandBaseCapacity: 2,
+      onDemandPercentageAboveBaseCapacity: 40,
+    });
+    expect(r.message).toMatch(/^Planned .* at the floor: no forecast point within the next \d+ h yet/);
+    expect(w.plans.get('chat-asg')?.state.plan?.capacity).toBe(2);
+    expect(w.applied).toHaveLength(1);
+  });
+
+  it('with no forecast and a plan in force, keeps it and writes nothing', async () => {
+    const { w, runAt, last } = world();
+    w.states.set('chat-asg', undefined);
+    await runAt(0);
+    const applied = w.applied.length;
+    await runAt(5);
+    const r = last('chat-asg');
+    expect([r.outcome, r.reasons[0], r.group]).toEqual(['unchanged', 'ForecastMissing', 'unchanged']);
+    expect(r.message).toMatch(/^Kept /);
+    expect(w.applied).toHaveLength(applied);
   });
 
   it('gives the plan in force its metrics: USD per hour, spot and on-demand, the cost per 1,000 requests', async () => {

@@ -18,12 +18,12 @@ import { initialMixState, stepMix } from '../../mix/plan.ts';
 import { lossCoverFloor } from '../../mix/shift.ts';
 import {
   type ForecastPoint,
+  listsSpot,
   type MixPlan,
   type MixPolicy,
   type MixReasonCode,
   type MixState,
   replacementLeadMinutes,
-  listsSpot,
   type SpotAvailability,
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';

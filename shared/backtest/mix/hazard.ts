@@ -68,7 +68,8 @@ export function drawWeather(
   scale = 1,
   zoneWide = 0,
 ): SpotWeather {
-  if (!(zoneWide >= 0 && zoneWide <= 1)) throw new RangeError(`zoneWide must be within 0..1, got ${zoneWide}`);
+  if (!(zoneWide >= 0 && zoneWide <= 1))
+    throw new RangeError(`zoneWide must be within 0..1, got ${zoneWide}`);
   const random = mulberry32(seed);
   const events = new Map<number, ReclaimEvent[]>();
   const byPool: number[][] = bands.map(() => []);

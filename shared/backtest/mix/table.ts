@@ -61,7 +61,8 @@ export function formatMixTable(r: MixBacktestResult): string {
 
 function commitmentLine(r: MixBacktestResult): string {
   const c = r.spot.commitment;
-  const rows = 'every governor row bills it but "governor, all on-demand"; SpotHedge keeps it on-demand as its base; target tracking runs without';
+  const rows =
+    'every governor row bills it but "governor, all on-demand"; SpotHedge keeps it on-demand as its base; target tracking runs without';
   if (c.plan)
     return `commitment: ${whole.format(c.instances)} instances at ${two.format(c.usdPerHour)} USD/h, planned (governor commit's model) on the fleet of "governor, all on-demand" over this same trace, so in-sample: it would have used ${whole.format(100 * c.plan.utilization)} % of its hours and saved ${one.format(100 * c.plan.saving)} % of that fleet's cost; ${rows}`;
   if (c.instances === 0) return 'commitment: none';
