@@ -15,7 +15,7 @@ import { decisionRecords } from '../aws/decision-records.ts';
 import { dynamoStateStore } from '../aws/dynamodb.ts';
 import { dynamoFailoverStore } from '../aws/failover-store.ts';
 import { groupReads } from '../aws/group-capacity.ts';
-import { dynamoMixStore } from '../aws/mix-store.ts';
+import { dynamoMixItems } from '../aws/mix-item.ts';
 import { endpointReads, sageMakerAdapter, variantCapacityFrom } from '../aws/sagemaker.ts';
 import { dynamoSpotStore } from '../aws/spot-store.ts';
 import { warmPoolsAdapter } from '../aws/warm-pools.ts';
@@ -157,11 +157,10 @@ export async function readTargetStatus(
     failoverOf(c, policy, t),
     t.capacityMix
       ? attempt(async () => {
-          const [plan, spot] = await Promise.all([
-            dynamoMixStore(c.doc, c.tableName).get(t.id),
-            dynamoSpotStore(c.doc, c.tableName).get(t.id),
-          ]);
-          return { plan: plan?.state ?? null, spot: spot?.spot ?? null };
+          // One item holds both since issue 18; a SPOT item of before is read while it has no spot part.
+          const item = await dynamoMixItems(c.doc, c.tableName).get(t.id);
+          const spot = item?.spot ?? (await dynamoSpotStore(c.doc, c.tableName).get(t.id))?.spot ?? null;
+          return { plan: item?.state ?? null, spot };
         })
       : Promise.resolve(null),
   ]);

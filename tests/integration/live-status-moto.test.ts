@@ -28,8 +28,7 @@ import { CreateStateMachineCommand, SFNClient, StartExecutionCommand } from '@aw
 import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoFailoverStore } from '#shared/aws/failover-store.ts';
-import { dynamoMixStore } from '#shared/aws/mix-store.ts';
-import { dynamoSpotStore } from '#shared/aws/spot-store.ts';
+import { dynamoMixItems } from '#shared/aws/mix-item.ts';
 import { initialSpotState } from '#shared/interruptions/state.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { evaluatorOnStack, stubLiveEnv } from '../live/moto-evaluate.ts';
@@ -211,40 +210,39 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       mode: 'shadow',
       lastEventId: 'e1',
     });
-    await dynamoMixStore(doc, NAMES.table).put(
+    // The mix state and the spot state share one versioned item (issue 18).
+    await dynamoMixItems(doc, NAMES.table).put(
       'batch',
       {
-        version: 1,
-        plan: {
-          capacity: 3,
-          onDemand: 1,
-          committed: 1,
-          spot: 2,
-          spotByPool: { 'g5.2xlarge': 2 },
-          largestSpotPool: 2,
-          mixedInstancesPolicy: {
-            onDemandBaseCapacity: 1,
-            onDemandPercentageAboveBaseCapacity: 0,
-            onDemandAllocationStrategy: 'prioritized',
-            spotAllocationStrategy: 'price-capacity-optimized',
-            overrides: [{ instanceType: 'g5.2xlarge' }],
+        state: {
+          version: 1,
+          plan: {
+            capacity: 3,
+            onDemand: 1,
+            committed: 1,
+            spot: 2,
+            spotByPool: { 'g5.2xlarge': 2 },
+            largestSpotPool: 2,
+            mixedInstancesPolicy: {
+              onDemandBaseCapacity: 1,
+              onDemandPercentageAboveBaseCapacity: 0,
+              onDemandAllocationStrategy: 'prioritized',
+              spotAllocationStrategy: 'price-capacity-optimized',
+              overrides: [{ instanceType: 'g5.2xlarge' }],
+            },
+            usdPerHour: 1.73,
+            sizedFor: 1,
+            shapedBy: [],
           },
-          usdPerHour: 1.73,
-          sizedFor: 1,
-          shapedBy: [],
+          lastChangeAt: now - 3_600_000,
+          pendingSince: null,
         },
-        lastChangeAt: now - 3_600_000,
-        pendingSince: null,
-      },
-      0,
-    );
-    await dynamoSpotStore(doc, NAMES.table).put(
-      'batch',
-      {
-        ...initialSpotState(),
-        breakerOpenUntil: now + 1_800_000,
-        breakerOpenedAt: now - 60_000,
-        warnings: { 'i-1': now - 60_000 },
+        spot: {
+          ...initialSpotState(),
+          breakerOpenUntil: now + 1_800_000,
+          breakerOpenedAt: now - 60_000,
+          warnings: { 'i-1': now - 60_000 },
+        },
       },
       0,
     );
