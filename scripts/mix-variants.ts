@@ -1,0 +1,67 @@
+/**
+ * The table of docs/capacity-mix.md, "Measured: every variant": `governor backtest --spot` on a
+ * trace under the suite's scenario variants, at the band's rate and at ten times it with every
+ * reclaim zone-wide, printed as Markdown rows (one trace per process, so two run side by side).
+ *
+ *   node scripts/mix-variants.ts traces/nasa_http_1995_jul_per_minute.csv [--committed-price USD]
+ *
+ * With --committed-price, each run commits what governor commit plans (--committed auto).
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SPOT, runMixBacktest } from '../shared/backtest/mix/run.ts';
+import { SPOTHEDGE } from '../shared/backtest/mix/spothedge.ts';
+import { MIX_BASELINE, mixRows } from '../shared/backtest/mix/table.ts';
+import { lookaheadMemo } from '../shared/backtest/policies/lookahead.ts';
+import { referenceScenario } from '../shared/backtest/scenario.ts';
+import { parseTrace } from '../shared/backtest/trace.ts';
+import { parsePolicyText } from '../shared/policy/load.ts';
+import { VARIANTS } from '../shared/suite/variants.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { 'committed-price': { type: 'string' } },
+});
+const file = positionals[0];
+if (!file) throw new Error('usage: node scripts/mix-variants.ts TRACE.csv [--committed-price USD]');
+const parsed = parsePolicyText(readFileSync(new URL('../examples/policy.yaml', import.meta.url), 'utf8'));
+if (!parsed.ok) throw new Error('examples/policy.yaml does not validate');
+const target = parsed.policy.targets[0]!;
+const trace = parseTrace(readFileSync(file, 'utf8'), basename(file));
+const price = values['committed-price'] === undefined ? null : Number(values['committed-price']);
+const ids = ['reference', 'cold-4', 'cold-15', 'peak-10', 'peak-160', 'delay-2', 'noise-1', 'noise-2'];
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+
+for (const variant of VARIANTS.filter((v) => ids.includes(v.id))) {
+  const fits = lookaheadMemo();
+  for (const [rate, zoneWide] of [
+    [1, 0],
+    [10, 1],
+  ] as const) {
+    const result = runMixBacktest({
+      trace,
+      target,
+      options: { ...referenceScenario(target), ...variant.options },
+      spot: {
+        ...DEFAULT_SPOT,
+        interruptionScale: rate,
+        zoneWide,
+        ...(price !== null && { committed: 'auto' as const, committedUsdPerHour: price }),
+      },
+      fits,
+    });
+    const rows = mixRows(result);
+    const row = (name: string) => rows.find((r) => r.name === name)!;
+    const mix = row('governor + mix');
+    const all = row(MIX_BASELINE);
+    const hedge = row(SPOTHEDGE);
+    const discount = 1 - result.spot.pools[0]!.spotUsdPerHour / result.onDemandUsdPerHour;
+    const bar = 0.9 * mix.spotShare * discount;
+    const hours = mix.instanceHours / all.instanceHours - 1;
+    const vsHedge = mix.costUsd / hedge.costUsd - 1;
+    console.log(
+      `| ${trace.name.replace(/_per_minute\.csv$/, '')} | ${variant.id} | x${rate}${zoneWide ? ' zone-wide' : ''} | ${result.spot.commitment.instances} | ${pct(mix.vsBaseline)} | ${pct(-100 * bar)} | ${pct(100 * hours)} | ${mix.violationMinutes} (${all.violationMinutes}) | ${pct(100 * vsHedge)} | ${hedge.violationMinutes} | ${mix.breakerTrips} |`,
+    );
+  }
+}
