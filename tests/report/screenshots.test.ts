@@ -158,10 +158,21 @@ describe.skipIf(!gate.available)('the HTML report on screenshots in headless Chr
     }
   });
 
-  it('shows the whole trace from the highlighted button above the chart, and the busiest day again', async () => {
+  it('highlights the button of the window showing: the busiest day at first, the whole trace once clicked, none off a named window', async () => {
     const whole = page.getByRole('button', { name: 'Whole trace (3 d)' });
-    expect(await whole.getAttribute('class')).toBe('primary');
+    const busiest = page.getByRole('button', { name: 'Busiest day' });
+    const pressed = async () =>
+      page
+        .locator('#zoom-buttons button')
+        .evaluateAll((bs) =>
+          bs.map(
+            (b) => `${(b as unknown as { className: string }).className}|${b.getAttribute('aria-pressed')}`,
+          ),
+        );
+    await busiest.click();
+    expect((await pressed()).slice(0, 2)).toEqual(['|false', 'primary|true']);
     await whole.click();
+    expect((await pressed()).slice(0, 2)).toEqual(['primary|true', '|false']);
     expect(await ranges()).toEqual([
       [0, MINUTES - 1],
       [0, MINUTES - 1],
@@ -169,8 +180,11 @@ describe.skipIf(!gate.available)('the HTML report on screenshots in headless Chr
     expect(await page.locator('#view-range').textContent()).toContain(': the whole trace.');
     const strip = await shot(page.locator('#chart-violations .u-over'), 'whole-strip');
     for (const name of SHOWN_AT_START) checkBars(strip, name, [0, MINUTES - 1]);
-    await page.getByRole('button', { name: 'Busiest day' }).click();
+    await busiest.click();
     expect(await ranges()).toEqual([BUSIEST, BUSIEST]);
+    await zoom(AROUND_FORECAST);
+    expect(await pressed()).not.toContain('primary|true');
+    await busiest.click();
   });
 
   it('draws no forecast band before the first forecast minute, and the band from it on', async () => {

@@ -14,8 +14,9 @@ export const CHART = 'chart-wrap';
 const AROUND = 60;
 
 /**
- * The named windows the zoom buttons go to, the first (the whole trace) highlighted: the view
- * line names the one showing, so "the busiest day" reads as a choice, not an accident.
+ * The named windows the zoom buttons go to. The button of the window showing is highlighted
+ * (and pressed, for a screen reader), none when the view is another span; the view line names
+ * it too, so "the busiest day" reads as a choice, not an accident.
  */
 function namedWindows(model) {
   const first = model.policies[0];
@@ -57,6 +58,7 @@ function showChart(figure) {
  */
 export function navigation(model, main, figure, line) {
   const named = namedWindows(model);
+  const buttons = [];
   let around = null;
   const zoomTo = (min, max) =>
     main().setScale('x', { min: Math.max(0, min), max: Math.min(model.minutes - 1, max) });
@@ -75,13 +77,19 @@ export function navigation(model, main, figure, line) {
       ({ span }) => span[0] === min && span[1] === max,
     );
     line.textContent = `Showing ${describeSpan(min, max)} of ${formatDuration(model.minutes)}${hit ? `: ${hit.name}` : ''}.`;
+    named.forEach(({ span }, i) => {
+      const showing = span[0] === min && span[1] === max;
+      buttons[i]?.classList.toggle('primary', showing);
+      buttons[i]?.setAttribute('aria-pressed', String(showing));
+    });
   };
   const addButtons = (container) =>
     named.forEach(({ span, button: text }, i) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = text;
-      if (i === 0) b.className = 'primary';
+      b.setAttribute('aria-pressed', 'false');
+      buttons[i] = b;
       // spread-ok: a [from, to] pair
       b.addEventListener('click', () => zoomTo(...span));
       container.append(b);
