@@ -7,34 +7,16 @@
  * oracle, ~3,900 decisions; nothing downsampled), of which uPlot is 51 kB and the page's script
  * 13 kB.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import esbuild from 'esbuild';
 import type { BacktestResult } from '../backtest/types.ts';
 import { costSection } from './cost-chart.ts';
 import { escapeHtml, formatDuration, formatNumber, jsonForScript } from './format.ts';
+import { contentSecurityPolicy, inline, uplotFiles } from './inline.ts';
 import { buildPayload, isOracle } from './payload.ts';
 import { reasonTable, scenarioList, summaryTable } from './tables.ts';
 import { shownAtStart } from './view.ts';
-
-const require = createRequire(import.meta.url);
-
-/**
- * No network at view time, whatever a script tries: `default-src 'none'` with inline styles,
- * data: images, and only the two scripts of this page, named by their SHA-256, so even markup
- * that slipped into the page could not run an inline handler (onerror=...).
- */
-function contentSecurityPolicy(scripts: string[]): string {
-  const hashes = scripts.map(
-    (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`,
-  );
-  return `default-src 'none'; script-src ${hashes.join(' ')}; style-src 'unsafe-inline'; img-src data:`;
-}
-
-/** Keeps inline text from closing its element early (`</script>` inside a string, say). */
-const inline = (text: string, tag: 'script' | 'style'): string => text.replaceAll(`</${tag}`, `<\\/${tag}`);
 
 function clientBundle(): string {
   const built = esbuild.buildSync({
@@ -52,9 +34,10 @@ function clientBundle(): string {
 }
 
 function assets(): { uplotJs: string; uplotCss: string; css: string; js: string } {
+  const uplot = uplotFiles();
   return {
-    uplotJs: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
-    uplotCss: readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+    uplotJs: uplot.js,
+    uplotCss: uplot.css,
     css: readFileSync(new URL('./report.css', import.meta.url), 'utf8'),
     js: clientBundle(),
   };

@@ -6,10 +6,8 @@
  * embedded as JSON, the page's script is a few lines inlined here, and a Content-Security-Policy
  * names both scripts by their SHA-256 and forbids any request. The page fits a 1,280 px window.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { escapeHtml, jsonForScript } from './format.ts';
+import { contentSecurityPolicy, inline, uplotFiles } from './inline.ts';
 
 export interface ShadowPage {
   title: string;
@@ -26,8 +24,6 @@ export interface ShadowPage {
     latencyLabel: string;
   };
 }
-
-const require = createRequire(import.meta.url);
 
 /** Draws the chart from the embedded data; shows one line on a script failure. */
 const PAGE_SCRIPT = `(() => {
@@ -66,15 +62,10 @@ function table(rows: ShadowPage['rows']): string {
 }
 
 export function renderShadowHtml(page: ShadowPage): string {
-  const uplotJs = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8').replaceAll(
-    '</script',
-    '<\\/script',
-  );
-  const uplotCss = readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
-  const hashes = [uplotJs, PAGE_SCRIPT].map(
-    (s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`,
-  );
-  const csp = `default-src 'none'; script-src ${hashes.join(' ')}; style-src 'unsafe-inline'; img-src data:`;
+  const uplot = uplotFiles();
+  const uplotJs = inline(uplot.js, 'script');
+  const uplotCss = uplot.css;
+  const csp = contentSecurityPolicy([uplotJs, PAGE_SCRIPT]);
   return `<!doctype html>
 <html lang="en">
 <head>
