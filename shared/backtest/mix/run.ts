@@ -231,17 +231,14 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
   const rate = committedRate(target, spot, onDemandRate);
   // Governor all on-demand first: its fleet is what a planned commitment is sized on.
   const fleet = new Float64Array(n);
-  const onDemandRun = simulate(
-    {
-      name: MIX_BASELINE,
-      capacity: fresh('governor'),
-      fixedMix: ALL_ON_DEMAND,
-      detachOnWarning: true,
-      committed: false,
-    },
-    pricingOf(unplanned),
-    fleet,
-  );
+  const baseline: MixStrategy = {
+    name: MIX_BASELINE,
+    capacity: fresh('governor'),
+    fixedMix: ALL_ON_DEMAND,
+    detachOnWarning: true,
+    committed: false,
+  };
+  const onDemandRun = simulate(baseline, pricingOf(unplanned), fleet);
   const { instances, plan } = commitmentOf(target, spot, rate, onDemandRate, fleet);
   const policy = mixPolicyFor(
     target,
@@ -251,9 +248,18 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
   );
   const pricing = pricingOf(policy);
   const eligible = spotPools(policy).map((x) => policy.mix.pools.indexOf(x));
-  const strategies = mixStrategies({ policy, eligible, fresh, scenario, target, committed: instances, fits });
+  const strategies = mixStrategies({
+    policy,
+    eligible,
+    fresh,
+    scenario,
+    target,
+    committed: instances,
+    fits,
+    baseline,
+  });
   total = strategies.length;
-  const runs = strategies.map((s) => (s.name === MIX_BASELINE ? onDemandRun : simulate(s, pricing)));
+  const runs = strategies.map((s) => (s === baseline ? onDemandRun : simulate(s, pricing)));
   const requests = workload.requests.reduce((a, b) => a + b, 0);
   runs.push(
     oracleRun(

@@ -33,6 +33,8 @@ export function mixStrategies(c: {
   target: TargetPolicy;
   committed: number;
   fits: LookaheadFits;
+  /** Governor all on-demand, already run (the commitment is planned on its fleet). */
+  baseline: MixStrategy;
 }): MixStrategy[] {
   const fixedSplit: GroupMix = {
     onDemandBase: 0,
@@ -62,7 +64,7 @@ export function mixStrategies(c: {
           },
         ]
       : []),
-    { name: MIX_BASELINE, capacity: c.fresh('governor'), fixedMix: ALL_ON_DEMAND, detachOnWarning: true },
+    c.baseline,
     spotHedge(c.fresh('governor'), c.committed, c.eligible, c.policy.mix.spot?.maxPercent ?? 0),
     {
       name: 'target tracking 70/30',
