@@ -117,10 +117,16 @@ export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
       [...here, 'spot'],
       `is not available on kind ${t.kind} (SageMaker real-time inference has no spot capacity): remove spot and keep the committed base and on-demand, or serve the burst from an ec2-asg target, whose MixedInstancesPolicy runs spot`,
     );
-  if (mix.spot && t.kind === 'ec2-asg' && t.warmPool?.enabled)
+  // On an ec2-asg target every capacityMix, on-demand only included, is written to the group as
+  // a MixedInstancesPolicy (functions/mix applies the plan whatever its spot share), and PutWarmPool
+  // "cannot be called on an Auto Scaling group that has a mixed instances policy or a launch
+  // template or launch configuration that requests Spot Instances" (AWS's API reference).
+  if (t.kind === 'ec2-asg' && t.warmPool?.enabled)
     add(
       [...at, 'warmPool'],
-      'cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot',
+      mix.spot
+        ? 'cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot'
+        : 'cannot be used with capacityMix on an ec2-asg target, even without spot: Governor writes the mix to the group as a MixedInstancesPolicy, and AWS refuses a warm pool on a group that has one (PutWarmPool); remove warmPool (keep warm capacity with the forecast floor), or remove capacityMix',
     );
   if (mix.horizonHours < mix.damping.minHoursBetweenChanges)
     add(

@@ -2,9 +2,10 @@
  * The read-only live commands, `governor status` and `governor shadow-report`, on a
  * moto-deployed stack, through the real SDK: a SageMaker variant in
  * us-east-1 with a standby in us-west-2 (a failover group routed by Route 53 weighted records),
- * and an Auto Scaling group with a warm pool and a capacity mix. One evaluate tick in shadow mode
- * writes the state items and decision records; the failover, mix and spot items and an error
- * budget ledger are put as their stores write them; one scale-target execution is left running.
+ * an Auto Scaling group with a capacity mix and one with a warm pool (AWS refuses both on one
+ * group). One evaluate tick in shadow mode writes the state items and decision records; the
+ * failover, mix and spot items and an error budget ledger are put as their stores write them; one
+ * scale-target execution is left running.
  * Status shows every part, --json the same, and it writes nothing: every SDK call it makes is a
  * read, and the table's items are the same after it. For shadow-report, an hour of the group's
  * GroupInServiceInstances (3 instances) and of shadow decisions (2 for 40 minutes, then 4) are
@@ -81,11 +82,19 @@ targets:
     scaling: { minCapacity: 1, maxCapacity: 10 }
     signals:
       - { metric: gpuUtilization, target: 70 }
-    warmPool: { minSize: 1, maxSize: 4 }
     capacityMix:
       pools:
         - { instanceType: g5.2xlarge, onDemandUsdPerHour: 1.212 }
       committed: { instances: 1, instanceType: g5.2xlarge, usdPerHour: 0.76 }
+  # AWS refuses a warm pool beside a MixedInstancesPolicy, which any capacityMix writes: its own group.
+  - id: pool
+    kind: ec2-asg
+    region: ${TEST_REGION}
+    autoScalingGroupName: status-pool
+    scaling: { minCapacity: 1, maxCapacity: 10 }
+    signals:
+      - { metric: gpuUtilization, target: 70 }
+    warmPool: { minSize: 1, maxSize: 4 }
 failover:
   groups:
     - id: llm-group
@@ -145,8 +154,9 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
     await createDemoEndpoint(new SageMakerClient({ ...config, region: WEST }), 'status-llm', 1);
     const asg = new AutoScalingClient(config);
     await createDemoGroup(asg, 'status-batch', 3);
+    await createDemoGroup(asg, 'status-pool', 2);
     await asg.send(
-      new PutWarmPoolCommand({ AutoScalingGroupName: 'status-batch', MinSize: 1, PoolState: 'Stopped' }),
+      new PutWarmPoolCommand({ AutoScalingGroupName: 'status-pool', MinSize: 1, PoolState: 'Stopped' }),
     );
     const sfn = new SFNClient(config);
     await sfn.send(
@@ -324,7 +334,7 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       mode: 'shadow',
       killSwitch: 'off',
       capacity: { desired: 3, status: 'InService' },
-      warmPool: { minSize: 1, poolState: 'Stopped' },
+      warmPool: null,
       mix: { plan: { capacity: 3, spot: 2 }, spot: { unavailablePools: [], warnings: 1 } },
       failover: null,
       inFlight: [],
@@ -411,7 +421,7 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
     {
       case: 'a target that is not in the deployed policy',
       args: ['status', '--target', 'nope', '--stack', STACK, '--region', TEST_REGION],
-      line: 'governor status: no target nope in the deployed policy /governor-status/policy (its targets: llm, llm-west, batch)',
+      line: 'governor status: no target nope in the deployed policy /governor-status/policy (its targets: llm, llm-west, batch, pool)',
     },
     {
       case: 'shadow-report over more days than CloudWatch keeps minutes',

@@ -75,6 +75,10 @@ const INVALID: { file: string; line: string }[] = [
     line: 'targets[0].capacityMix.spot is not available on kind sagemaker-variant (SageMaker real-time inference has no spot capacity): remove spot and keep the committed base and on-demand, or serve the burst from an ec2-asg target, whose MixedInstancesPolicy runs spot',
   },
   {
+    file: 'invalid-warm-pool-with-on-demand-mix.yaml',
+    line: 'targets[0].warmPool cannot be used with capacityMix on an ec2-asg target, even without spot: Governor writes the mix to the group as a MixedInstancesPolicy, and AWS refuses a warm pool on a group that has one (PutWarmPool); remove warmPool (keep warm capacity with the forecast floor), or remove capacityMix',
+  },
+  {
     file: 'invalid-warm-pool-with-spot.yaml',
     line: 'targets[0].warmPool cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot',
   },
