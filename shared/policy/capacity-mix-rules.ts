@@ -4,6 +4,7 @@
  * one through the file in tests/policy/fixtures/capacity-mix/ that breaks it.
  */
 import { bandRank } from './capacity-mix-schema.ts';
+import { zoneProblems } from './capacity-mix-zones.ts';
 import type { TargetPolicy } from './schema.ts';
 
 type Path = (string | number)[];
@@ -136,4 +137,5 @@ export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
   poolProblems(t, here, add);
   committedProblems(t, here, add);
   fallbackProblems(t, here, add);
+  zoneProblems(t, here, add);
 }

@@ -13,6 +13,10 @@ export const INTERRUPTION_BANDS = ['<5%', '5-10%', '10-15%', '15-20%', '>20%'] a
 export type InterruptionBand = (typeof INTERRUPTION_BANDS)[number];
 export const bandRank = (b: InterruptionBand): number => INTERRUPTION_BANDS.indexOf(b);
 
+/** What one spot loss takes: a pool (a type in one zone) or a whole zone (docs/capacity-mix.md). */
+export const SPOT_LOSS_DOMAINS = ['pool', 'zone'] as const;
+export type SpotLossDomain = (typeof SPOT_LOSS_DOMAINS)[number];
+
 const usdPerHour = () => z.number().positive({ message: 'must be greater than 0 (USD per instance-hour)' });
 
 export const CapacityPoolSchema = z
@@ -73,8 +77,26 @@ export const SpotPolicySchema = z
       .describe(
         'Pools in a riskier band than this are not given spot (not listed as overrides when spot is planned).',
       ),
+    maxPoolShare: z
+      .number()
+      .int({ message: 'must be a whole percent (of the plan capacity one loss may take)' })
+      .min(1, { message: 'must be at least 1 (percent); remove it for no cap' })
+      .max(100, { message: 'must be at most 100 (percent); remove it for no cap' })
+      .optional()
+      .describe(
+        'Spot one loss may take at most (one pool, an instance type in one zone; one zone with lossDomain zone), as a whole percent of the capacity: the spot share is capped at this times the number of pools (zones) spot is spread over. Absent: no cap beyond the loss cover.',
+      ),
+    lossDomain: z
+      .enum(SPOT_LOSS_DOMAINS)
+      .default('pool')
+      .describe(
+        "What one spot loss takes, for the loss cover and maxPoolShare: 'pool' (an instance type in one zone, AWS's spot capacity pool) or 'zone' (every pool of one zone at once: reclaims correlated across a zone; needs zones).",
+      ),
   })
   .strict();
+
+/** Availability Zone names: us-east-1a, us-gov-west-1b, us-west-2-lax-1a (Local Zones). */
+const ZONE = /^[a-z]{2}(?:-[a-z0-9]{1,12}){2,5}[a-z]?$/;
 
 export const MixDampingSchema = z
   .object({
@@ -203,6 +225,16 @@ export const CapacityMixSchema = z
       .min(1, { message: 'needs at least one pool' })
       .max(20, { message: 'may list at most 20 pools' })
       .describe('The instance types the target may run and their prices.'),
+    zones: z
+      .array(z.string().regex(ZONE, { message: 'must be an Availability Zone name such as us-east-1a' }))
+      .min(1, {
+        message: 'needs at least one zone: list the Availability Zones of the group, or remove zones',
+      })
+      .max(16, { message: 'may list at most 16 zones' })
+      .optional()
+      .describe(
+        "ec2-asg only: the group's Availability Zones (its AvailabilityZones in DescribeAutoScalingGroups). A spot pool is an instance type in one zone: the planner spreads spot over types and zones and sizes the loss cover on one pool (or zone). Absent: a pool is a type across the group's zones.",
+      ),
     committed: CommittedBaseSchema.default({ instances: 0 }).describe(
       'The committed base: instances already paid for; the plan never goes below it.',
     ),

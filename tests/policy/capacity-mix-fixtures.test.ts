@@ -15,6 +15,7 @@ const VALID = [
   'valid-on-demand-only.yaml',
   'valid-sagemaker-committed.yaml',
   'valid-sagemaker-variant-fallback.yaml',
+  'valid-spot-zones.yaml',
 ];
 
 const INVALID: { file: string; line: string }[] = [
@@ -81,6 +82,26 @@ const INVALID: { file: string; line: string }[] = [
   {
     file: 'invalid-warm-pool-with-spot.yaml',
     line: 'targets[0].warmPool cannot be used with capacityMix.spot: AWS refuses a warm pool on a group whose MixedInstancesPolicy requests spot; remove warmPool, or remove spot',
+  },
+  {
+    file: 'invalid-zone-repeated.yaml',
+    line: 'targets[0].capacityMix.zones[2] repeats us-east-1a (already zones[0]): list each zone of the group once',
+  },
+  {
+    file: 'invalid-zone-other-region.yaml',
+    line: "targets[0].capacityMix.zones[1] us-west-2b is not in the target's region us-east-1: list the group's own Availability Zones (AvailabilityZones in DescribeAutoScalingGroups)",
+  },
+  {
+    file: 'invalid-zones-on-sagemaker.yaml',
+    line: "targets[0].capacityMix.zones is for ec2-asg targets, not sagemaker-variant: SageMaker places a variant's instances itself; remove zones",
+  },
+  {
+    file: 'invalid-loss-domain-zone-without-zones.yaml',
+    line: "targets[0].capacityMix.spot.lossDomain is 'zone' but capacityMix.zones is not set: list the group's Availability Zones, or use lossDomain 'pool'",
+  },
+  {
+    file: 'invalid-max-pool-share.yaml',
+    line: 'targets[0].capacityMix.spot.maxPoolShare must be at most 100 (percent); remove it for no cap',
   },
 ];
 
