@@ -1,4 +1,5 @@
 /** One sentence per mix decision, from its reasons and numbers (logged, and shown in reports). */
+import { describePoolKey } from './pools.ts';
 import type { MixDemand, MixPlan, MixPolicy, MixReasonCode, MixState } from './types.ts';
 
 const usd = (v: number) => `${v.toFixed(2)} USD/h`;
@@ -6,7 +7,7 @@ const usd = (v: number) => `${v.toFixed(2)} USD/h`;
 export const describePlan = (plan: MixPlan): string => {
   const pools = Object.entries(plan.spotByPool)
     .filter(([, n]) => n > 0)
-    .map(([t, n]) => `${n} ${t}`)
+    .map(([key, n]) => `${n} ${describePoolKey(key)}`)
     .join(', ');
   return `${plan.capacity} instances: ${plan.onDemand} on-demand (${plan.committed} committed)${plan.spot > 0 ? `, ${plan.spot} spot (${pools})` : ''}, ${usd(plan.usdPerHour)}`;
 };
@@ -21,6 +22,8 @@ const MODIFIER: Partial<Record<MixReasonCode, (p: MixPolicy) => string>> = {
   SpotNotCheaper: () => 'on-demand only: spot with its loss cover costs more',
   PoolUnavailable: (p) =>
     `spot kept out of pools whose spot launches failed for lack of capacity in the last ${p.mix.interruptions.poolUnavailableMinutes} min`,
+  PoolShareCapped: (p) =>
+    `spot held so that one ${p.mix.spot?.lossDomain === 'zone' ? 'zone' : 'pool'} takes at most ${p.mix.spot?.maxPoolShare} % of the capacity (spot.maxPoolShare): spot share at most ${p.mix.spot?.maxPoolShare} % x the ${p.mix.spot?.lossDomain === 'zone' ? 'zones' : 'pools'} it is spread over`,
   SpotBreakerOpen: (p) =>
     `on-demand only: the spot breaker is open (more than ${p.mix.interruptions.breaker.reclaimedPercent} % of the spot fleet reclaimed within ${p.mix.interruptions.breaker.windowMinutes} min)`,
 };

@@ -3,17 +3,31 @@
  * instances to spread over them, how many on-demand, and the MixedInstancesPolicy fields that
  * produce it. Damping is ./plan.ts's job.
  *
- * The loss cover: spot instances are spread evenly over the j listed pools (at most ceil(s / j)
- * in one), and the plan's capacity minus the largest pool still serves the p90 peak over the
- * horizon plus the replacement lead time. So spot pays only when spread: with spot at 40 % of
- * on-demand, 2 pools of c each replace 2c on-demand by 2c spot plus c extra spot instances
- * (0.2 x on-demand x c an hour saved); 1 pool never pays (tests/mix/optimize.test.ts).
+ * The loss cover: spot is spread evenly over the pools of the j listed types (./pools.ts: over
+ * the group's zones, then over the types in each zone), and the plan's capacity minus what one
+ * loss can take (the largest pool, or with spot.lossDomain 'zone' the largest zone) still serves
+ * the p90 peak over the horizon plus the replacement lead time. So spot pays only when spread:
+ * with spot at 40 % of on-demand, 2 pools of c each replace 2c on-demand by 2c spot plus c extra
+ * spot instances (0.2 x on-demand x c an hour saved); 1 pool never pays
+ * (tests/mix/optimize.test.ts). With spot.maxPoolShare P, one loss may take at most P % of the
+ * capacity: the spot share is capped at P x the loss domains (pools, or zones) spot is spread
+ * over, and the plan says PoolShareCapped when the cap makes it dearer or narrows that share.
  */
-import { maxOf } from '../arrays/extent.ts';
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
 import {
+  layoutOf,
+  lossOf,
+  type PoolLayout,
+  parsePoolKey,
+  poolCount,
+  poolUnavailable,
+  spotPercentFor,
+  spreadOver,
+} from './pools.ts';
+import {
   ALL_SPOT_AVAILABLE,
+  listsSpot,
   type MixDemand,
   type MixPlan,
   type MixPolicy,
@@ -36,7 +50,7 @@ export function spotPools(p: MixPolicy, availability: SpotAvailability = ALL_SPO
   return p.mix.pools
     .filter(
       (x) =>
-        !availability.unavailablePools.includes(x.instanceType) &&
+        poolCount(layoutOf([x.instanceType], p.mix.zones ?? [], availability.unavailablePools)) > 0 &&
         x.spotUsdPerHour !== undefined &&
         x.interruption !== undefined &&
         bandRank(x.interruption) <= bandRank(spot.maxInterruption),
@@ -62,8 +76,10 @@ const onDemandOrder = (p: MixPolicy, pools: readonly CapacityPool[]): CapacityPo
 interface Shape {
   capacity: number;
   spot: number;
-  /** Listed pools; spot is spread over all of them when spot > 0. */
+  /** Listed pools (types); spot is spread over their available pools in `layout` when spot > 0. */
   pools: CapacityPool[];
+  /** The available pools of the listed spot types, by zone (empty: no spot pool listed). */
+  layout: PoolLayout;
   /**
    * No spot planned, but the group may grow past the plan's capacity on spot at spot.maxPercent
    * (the listed pools are all spot pools): what the capacity engine adds above the plan.
@@ -71,31 +87,20 @@ interface Shape {
   burst?: boolean;
 }
 
-/** Spot per pool: ceil(s / j) to each in order until s is placed (3 over 2 pools: 2, 1). */
-function spread(spot: number, pools: readonly CapacityPool[]): Record<string, number> {
-  const each = pools.length > 0 ? Math.ceil(spot / pools.length) : 0;
-  let left = spot;
-  const out: Record<string, number> = {};
-  for (const x of pools) {
-    const n = Math.min(each, left);
-    out[x.instanceType] = n;
-    left -= n;
-  }
-  return out;
-}
+const NO_LAYOUT: PoolLayout = { zones: [] };
 
-function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
+function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[], capped = true): MixPlan {
   const { capacity, spot } = shape;
   const ordered = onDemandOrder(p, shape.pools);
   const committed = Math.min(p.mix.committed.instances, capacity - spot);
-  const spotByPool = spot > 0 ? spread(spot, ordered) : {};
-  const spotCost = ordered.reduce(
-    (sum, x) => sum + (spotByPool[x.instanceType] ?? 0) * (x.spotUsdPerHour ?? 0),
-    0,
-  );
+  const spotByPool = spot > 0 ? spreadOver(spot, shape.layout) : {};
+  const price = new Map(ordered.map((x) => [x.instanceType, x.spotUsdPerHour ?? 0]));
+  let spotCost = 0;
+  for (const [key, n] of Object.entries(spotByPool))
+    spotCost += n * (price.get(parsePoolKey(key).instanceType) ?? 0);
   const onDemandPrice = ordered[0]?.onDemandUsdPerHour ?? 0;
   const onDemand = capacity - spot;
-  const maxPercent = p.mix.spot?.maxPercent ?? 0;
+  const maxPercent = spotPercentFor(p, shape.layout, capped);
   // Above-base size m = ceil(100 s / S): floor(m x S / 100) = s exactly, so the group runs s spot
   // at this capacity (s = 3, S = 50: m = 6, 3 of the 6 are spot); above it, at most S % are.
   const aboveBase = spot > 0 ? Math.ceil((100 * spot) / maxPercent) : 0;
@@ -105,7 +110,10 @@ function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[]): MixPlan {
     committed,
     spot,
     spotByPool,
-    largestSpotPool: maxOf(Object.values(spotByPool), 0),
+    largestSpotPool: lossOf(p, spot, shape.layout),
+    ...(p.mix.zones && (spot > 0 || shape.burst)
+      ? { pools: shape.layout.zones.flatMap((z) => z.pools) }
+      : {}),
     mixedInstancesPolicy: {
       onDemandBaseCapacity: capacity - aboveBase,
       onDemandPercentageAboveBaseCapacity: spot > 0 || shape.burst ? 100 - maxPercent : 100,
@@ -132,21 +140,36 @@ function onDemandOnly(
   capacity: number,
   shapedBy: MixReasonCode[],
   spot: readonly CapacityPool[] = [],
+  availability: SpotAvailability = ALL_SPOT_AVAILABLE,
 ): MixPlan {
   const first = onDemandOrder(p, p.mix.pools)[0];
   const burst = spot.length > 0 && first !== undefined && spot.includes(first);
-  return build(p, { capacity, spot: 0, pools: burst ? [...spot] : p.mix.pools, burst }, shapedBy);
+  const layout = burst ? layoutFor(p, spot, availability) : NO_LAYOUT;
+  return build(p, { capacity, spot: 0, pools: burst ? [...spot] : p.mix.pools, layout, burst }, shapedBy);
 }
 
-/** Smallest capacity that holds s spot in j pools: demand, loss cover, commitment, spot share. */
-function capacityFor(p: MixPolicy, d: MixDemand, s: number, j: number): number {
-  const maxPercent = p.mix.spot?.maxPercent ?? 0;
+/** The available pools of `types` across the policy's zones. */
+const layoutFor = (p: MixPolicy, types: readonly CapacityPool[], a: SpotAvailability): PoolLayout =>
+  layoutOf(
+    types.map((x) => x.instanceType),
+    p.mix.zones ?? [],
+    a.unavailablePools,
+  );
+
+/**
+ * Smallest capacity that holds s spot over `layout`: demand, loss cover (capacity minus one
+ * loss), commitment, spot share, and with maxPoolShare one loss at most that share of it.
+ */
+function capacityFor(p: MixPolicy, d: MixDemand, s: number, layout: PoolLayout, capped: boolean): number {
+  const loss = lossOf(p, s, layout);
+  const share = capped ? p.mix.spot?.maxPoolShare : undefined;
   return Math.max(
     mixFloor(p),
     d.p90Peak,
-    d.p90LossCover + Math.ceil(s / j),
+    d.p90LossCover + loss,
     p.mix.committed.instances + s,
-    Math.ceil((100 * s) / maxPercent),
+    Math.ceil((100 * s) / spotPercentFor(p, layout, capped)),
+    share === undefined ? 0 : Math.ceil((100 * loss) / share),
   );
 }
 
@@ -154,11 +177,43 @@ function capacityFor(p: MixPolicy, d: MixDemand, s: number, j: number): number {
 function availabilityModifiers(p: MixPolicy, availability: SpotAvailability): MixReasonCode[] {
   if (!p.mix.spot) return [];
   if (availability.breakerOpen) return ['SpotBreakerOpen'];
-  const listed = p.mix.pools.some((x) => availability.unavailablePools.includes(x.instanceType));
-  return listed ? ['PoolUnavailable'] : [];
+  const zones: (string | null)[] = p.mix.zones ?? [null];
+  const out = p.mix.pools.some((x) =>
+    zones.some((z) => poolUnavailable(availability.unavailablePools, x.instanceType, z)),
+  );
+  return out ? ['PoolUnavailable'] : [];
 }
 
-/** The cheapest plan serving `d` within maxCapacity, before the budget. Ties keep more on-demand. */
+/** The cheapest plan with spot over the first j spot types for some j, or `best` when none is cheaper. */
+function cheapestSpot(
+  p: MixPolicy,
+  d: MixDemand,
+  pools: readonly CapacityPool[],
+  a: SpotAvailability,
+  start: MixPlan,
+  modifiers: MixReasonCode[],
+  capped: boolean,
+): MixPlan {
+  let best = start;
+  for (let j = 1; j <= pools.length; j++) {
+    const listed = pools.slice(0, j);
+    const layout = layoutFor(p, listed, a);
+    if (spotPercentFor(p, layout, capped) < 1) continue;
+    for (let s = 1; ; s++) {
+      const capacity = capacityFor(p, d, s, layout, capped);
+      if (capacity > p.maxCapacity) break;
+      const plan = build(p, { capacity, spot: s, pools: listed, layout }, modifiers, capped);
+      if (plan.usdPerHour < best.usdPerHour - 1e-9) best = plan;
+    }
+  }
+  return best;
+}
+
+/**
+ * The cheapest plan serving `d` within maxCapacity, before the budget. Ties keep more on-demand.
+ * PoolShareCapped when spot.maxPoolShare makes it dearer than the plan without the cap, or
+ * narrows the spot share of the plan (or of the burst above a plan with none) below maxPercent.
+ */
 export function cheapestPlan(
   p: MixPolicy,
   d: MixDemand,
@@ -170,17 +225,20 @@ export function cheapestPlan(
   if (floor > d.p90Peak) modifiers.push('FloorHeld');
   if (need > p.maxCapacity) modifiers.push('ClampedToMax');
   const pools = spotPools(p, availability);
-  let best = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers, pools);
-  for (let j = 1; j <= pools.length; j++) {
-    for (let s = 1; ; s++) {
-      const capacity = capacityFor(p, d, s, j);
-      if (capacity > p.maxCapacity) break;
-      const plan = build(p, { capacity, spot: s, pools: pools.slice(0, j) }, modifiers);
-      if (plan.usdPerHour < best.usdPerHour - 1e-9) best = plan;
-    }
+  const start = onDemandOnly(p, Math.min(need, p.maxCapacity), modifiers, pools, availability);
+  const best = cheapestSpot(p, d, pools, availability, start, modifiers, true);
+  const shapedBy = [...modifiers];
+  if (best.spot === 0) shapedBy.push(pools.length === 0 ? 'OnDemandOnly' : 'SpotNotCheaper');
+  if (p.mix.spot?.maxPoolShare !== undefined && listsSpot(best)) {
+    const free = cheapestSpot(p, d, pools, availability, start, modifiers, false);
+    const narrowed =
+      best.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity > 100 - p.mix.spot.maxPercent;
+    if (narrowed || free.usdPerHour < best.usdPerHour - 1e-9) shapedBy.push('PoolShareCapped');
+  } else if (p.mix.spot?.maxPoolShare !== undefined && pools.length > 0) {
+    const free = cheapestSpot(p, d, pools, availability, start, modifiers, false);
+    if (free.usdPerHour < best.usdPerHour - 1e-9) shapedBy.push('PoolShareCapped');
   }
-  if (best.spot === 0) best.shapedBy = [...modifiers, pools.length === 0 ? 'OnDemandOnly' : 'SpotNotCheaper'];
-  return best;
+  return { ...best, shapedBy };
 }
 
 /**

@@ -20,6 +20,8 @@
 import { maxOf } from '../arrays/extent.ts';
 import { describeMix } from './message.ts';
 import { mixFloor, plannedMix } from './optimize.ts';
+import { parsePoolKey, poolUnavailable } from './pools.ts';
+import { planLayout } from './shift.ts';
 import {
   ALL_SPOT_AVAILABLE,
   listsSpot,
@@ -86,11 +88,16 @@ function withinDeadBand(held: MixPlan, d: MixDemand, p: MixPolicy): boolean {
 function spotGone(held: MixPlan, a: SpotAvailability): boolean {
   if (!listsSpot(held)) return false;
   if (a.breakerOpen) return true;
-  const listed = (type: string) =>
+  const running =
     held.spot > 0
-      ? (held.spotByPool[type] ?? 0) > 0
-      : held.mixedInstancesPolicy.overrides.some((o) => o.instanceType === type);
-  return a.unavailablePools.some(listed);
+      ? Object.entries(held.spotByPool)
+          .filter(([, n]) => n > 0)
+          .map(([key]) => key)
+      : planLayout(held).zones.flatMap((z) => z.pools);
+  return running.some((key) => {
+    const { instanceType, zone } = parsePoolKey(key);
+    return poolUnavailable(a.unavailablePools, instanceType, zone);
+  });
 }
 
 interface Outcome {

@@ -11,7 +11,9 @@
  *    that for hours costs more than spot saves (docs/capacity-mix.md, "The backtest").
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
+import type { SpotLossDomain } from '../policy/capacity-mix-schema.ts';
 import { mixFloor, plannedMix, spotPools } from './optimize.ts';
+import { largestLoss, layoutOf, type PoolLayout, parsePoolKey } from './pools.ts';
 import { listsSpot, type MixPlan, type MixPolicy, type SpotAvailability } from './types.ts';
 
 /** The held plan re-planned for `availability` on the demand it was sized for (budget and floor kept). */
@@ -68,12 +70,28 @@ export function spotAt(plan: MixPlan, d: number): number {
   return above - Math.ceil((above * pct) / 100);
 }
 
-/** The largest pool's spot at capacity `d`: spread evenly over the plan's spot pools. */
-export const largestPoolAt = (plan: MixPlan, d: number): number => {
-  // The listed pools: a plan with spot lists exactly its spot pools, and so does one growing on spot.
-  const pools = listsSpot(plan) ? plan.mixedInstancesPolicy.overrides.length : 0;
-  return pools > 0 ? Math.ceil(spotAt(plan, d) / pools) : 0;
-};
+/**
+ * The pools a plan's group spreads spot over, by zone: the plan's own when it planned zones, else
+ * its listed types in one zone (a plan with spot, or growing on spot, lists exactly its spot types).
+ */
+export function planLayout(plan: MixPlan): PoolLayout {
+  if (!listsSpot(plan)) return { zones: [] };
+  if (!plan.pools)
+    return layoutOf(
+      plan.mixedInstancesPolicy.overrides.map((o) => o.instanceType),
+      [],
+    );
+  const byZone = new Map<string | null, string[]>();
+  for (const key of plan.pools) {
+    const { zone } = parsePoolKey(key);
+    byZone.set(zone, [...(byZone.get(zone) ?? []), key]);
+  }
+  return { zones: [...byZone].map(([zone, pools]) => ({ zone, pools })) };
+}
+
+/** What one loss takes at capacity `d` (the largest pool, or zone with `domain` 'zone'), spread as planLayout says. */
+export const largestPoolAt = (plan: MixPlan, d: number, domain: SpotLossDomain = 'pool'): number =>
+  largestLoss(spotAt(plan, d), planLayout(plan), domain);
 
 /**
  * The least capacity d >= need whose loss of its largest spot pool leaves `need` serving, under
@@ -82,6 +100,7 @@ export const largestPoolAt = (plan: MixPlan, d: number): number => {
  */
 export function lossCoverFloor(policy: MixPolicy, plan: MixPlan, need: number): number {
   const want = Math.max(0, Math.ceil(need - 1e-9));
-  for (let d = want; d < policy.maxCapacity; d++) if (d - largestPoolAt(plan, d) >= want) return d;
+  const domain = policy.mix.spot?.lossDomain ?? 'pool';
+  for (let d = want; d < policy.maxCapacity; d++) if (d - largestPoolAt(plan, d, domain) >= want) return d;
   return policy.maxCapacity;
 }

@@ -20,7 +20,11 @@ export interface ForecastPoint {
  * launches failed for lack of capacity, and the breaker. The planner plans around them at once.
  */
 export interface SpotAvailability {
-  /** Instance types left out of spot: a spot launch in them failed for lack of capacity lately. */
+  /**
+   * Pools left out of spot: a spot launch in them failed for lack of capacity lately. A pool key
+   * (./pools.ts): "g5.2xlarge@us-east-1b" leaves out that type in that zone only, "g5.2xlarge"
+   * the type in every zone.
+   */
   unavailablePools: readonly string[];
   /** Too much of the spot fleet was reclaimed at once: on-demand only until it closes. */
   breakerOpen: boolean;
@@ -93,6 +97,7 @@ export const MIX_REASON_CODES = [
   'SpotNotCheaper',
   'PoolUnavailable',
   'SpotBreakerOpen',
+  'PoolShareCapped',
 ] as const;
 export type MixReasonCode = (typeof MIX_REASON_CODES)[number];
 
@@ -121,9 +126,19 @@ export const MixPlanSchema = z
     /** Of onDemand, instances covered by the commitment (billed whether they run or not). */
     committed: z.number().int().min(0),
     spot: z.number().int().min(0),
-    /** Spot instances per pool, assuming price-capacity-optimized spreads them evenly. */
+    /**
+     * Spot instances per pool (key "type@zone", or the type when no zones are known: ./pools.ts),
+     * assuming the group spreads them evenly over its zones and price-capacity-optimized over the
+     * pools of a zone.
+     */
     spotByPool: z.record(z.string(), z.number().int().min(0)),
+    /** The most spot one loss takes: one pool, or one zone with spot.lossDomain 'zone' (worst case of the spread). */
     largestSpotPool: z.number().int().min(0),
+    /**
+     * The pools spot may go to under this plan (available pools of the listed types, by zone);
+     * absent in plans stored before zones were planned: the listed types, one zone.
+     */
+    pools: z.array(z.string()).optional(),
     mixedInstancesPolicy: MixedInstancesSchema,
     /** What the plan costs per hour at its capacity, committed base included. */
     usdPerHour: z.number().min(0),

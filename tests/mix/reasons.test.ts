@@ -100,6 +100,18 @@ const CASES: { case: string; code: MixReasonCode; result: () => MixStepResult }[
       ),
   },
   {
+    case: 'a cap on the share of capacity one zone holds narrows the spot share',
+    code: 'PoolShareCapped',
+    result: () =>
+      first(
+        20,
+        mixPolicy({
+          zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+          spot: { maxPercent: 60, maxPoolShare: 10, lossDomain: 'zone' },
+        }),
+      ),
+  },
+  {
     case: 'the open breaker plans on-demand only',
     code: 'SpotBreakerOpen',
     result: () =>
