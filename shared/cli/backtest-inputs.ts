@@ -42,6 +42,9 @@ export const OPTIONS = {
   'committed-price': { type: 'string' },
   'spot-seed': { type: 'string' },
   'zone-wide': { type: 'string' },
+  zones: { type: 'string' },
+  'max-pool-share': { type: 'string' },
+  'loss-domain': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;

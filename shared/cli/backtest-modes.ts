@@ -83,6 +83,9 @@ export const SPOT_ONLY = [
   'committed-price',
   'spot-seed',
   'zone-wide',
+  'zones',
+  'max-pool-share',
+  'loss-domain',
 ] as const;
 
 function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
@@ -128,6 +131,36 @@ function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
         : numberOption('committed-price', values['committed-price'], 0, 0.0001),
     seed: wholeOption('spot-seed', values['spot-seed'], d.seed, 0),
     zoneWide: numberOption('zone-wide', values['zone-wide'], d.zoneWide, 0, 1),
+    ...poolOptions(values, target),
+  };
+}
+
+const wholeWithin = (name: string, raw: string, min: number, max: number): number => {
+  const value = numberOption(name, raw, min, min, max);
+  if (!Number.isInteger(value)) throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+  return value;
+};
+
+/** --zones, --max-pool-share, --loss-domain (issue 22, item 3): the pools and the bound on one loss. */
+function poolOptions(
+  values: Values,
+  target: TargetPolicy,
+): Pick<SpotOptions, 'zones' | 'maxPoolShare' | 'lossDomain'> {
+  const domain = values['loss-domain'];
+  if (domain !== undefined && domain !== 'pool' && domain !== 'zone')
+    throw new UsageError(`--loss-domain must be pool or zone, got "${domain}"`);
+  const zones = values.zones === undefined ? null : wholeWithin('zones', values.zones, 1, 6);
+  if (domain === 'zone' && zones === null && target.capacityMix && !target.capacityMix.zones)
+    throw new UsageError(
+      `--loss-domain zone needs zones: add --zones N, or list ${target.id}'s capacityMix.zones`,
+    );
+  return {
+    zones,
+    maxPoolShare:
+      values['max-pool-share'] === undefined
+        ? null
+        : wholeWithin('max-pool-share', values['max-pool-share'], 1, 100),
+    lossDomain: domain ?? null,
   };
 }
 

@@ -45,7 +45,11 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
                             (default: the on-demand price; auto needs it)
   --spot-seed N             with --spot: seed of the reclaim events (default 1)
   --zone-wide W             with --spot: share 0-1 of the hazard that comes as zone-wide reclaims,
-                            every pool at once (default 0: pool by pool)
+                            every pool of a zone at once (default 0: pool by pool)
+  --zones N                 with --spot: the group spans N Availability Zones, 1-6 (default: the
+                            policy's capacityMix.zones, else 3); a pool is a type in one zone
+  --max-pool-share P        with --spot: spot.maxPoolShare, the most one loss may take, percent
+  --loss-domain pool|zone   with --spot: spot.lossDomain, what one loss takes (default pool)
   --json FILE               write the machine-readable result (every mode)
   --html FILE               write the self-contained HTML report (the default backtest only: not
                             with --outage or --spot, which write --json)

@@ -228,6 +228,7 @@ describe('backtest --spot', () => {
     ])
       expect(out).toContain(name);
     expect(out).toContain('interruption rate x3, seed 1');
+    expect(out).toContain('in 3 zones (us-east-1a, us-east-1b, us-east-1c): 9 pools');
     expect(out).toContain('commitment: none');
     expect(out).not.toContain('governor, committed + on-demand');
   });
@@ -277,6 +278,10 @@ describe('backtest --spot', () => {
     [['--spot', '--committed', 'some'], '--committed'],
     [['--spot', '--zone-wide', '2'], '--zone-wide must be a number from 0 to 1, got "2"'],
     [['--zone-wide', '0.5'], '--zone-wide needs --spot'],
+    [['--spot', '--zones', '7'], '--zones must be a number from 1 to 6, got "7"'],
+    [['--spot', '--max-pool-share', '2.5'], '--max-pool-share must be a whole number, got "2.5"'],
+    [['--spot', '--loss-domain', 'region'], '--loss-domain must be pool or zone, got "region"'],
+    [['--zones', '2'], '--zones needs --spot'],
   ])('refuses %j in one line', async (args, message) => {
     const { code, err } = await backtest(['--trace', 'ok.csv', ...args]);
     expect(code).toBe(2);

@@ -166,6 +166,39 @@ describe('the spot weather', () => {
     expect(() => drawWeather([...bands], 10, 1, 1, 1.5)).toThrow(/zoneWide must be within 0..1/);
   });
 
+  it('zone-wide over pools in zones: an event takes every pool of one zone only; one zone draws the weather of before zones', () => {
+    const bands = Array.from({ length: 6 }, () => '>20%' as const);
+    const zoneOf = [0, 0, 0, 1, 1, 1];
+    const w = drawWeather(bands, 1_000_000, 11, 10, 1, zoneOf);
+    expect(w.count).toBeGreaterThan(0);
+    for (const events of w.events.values()) {
+      const zones = new Set(events.map((e) => zoneOf[e.pool]));
+      for (const z of zones) expect(events.filter((e) => zoneOf[e.pool] === z).length).toBe(3);
+    }
+    const one = drawWeather(['>20%', '>20%', '>20%'], 300_000, 5, 10, 0.5, [0, 0, 0]);
+    const before = drawWeather(['>20%', '>20%', '>20%'], 300_000, 5, 10, 0.5);
+    expect([...one.events.entries()]).toEqual([...before.events.entries()]);
+  });
+
+  it('spreads spot over zones first, then over the pools of a zone; a dry pool leaves its zone fewer', () => {
+    // Pools 0-1 in zone 0, 2-3 in zone 1, 4-5 in zone 2.
+    const fleet = new MixFleet({
+      pools: 6,
+      initialOnDemand: 0,
+      coldStartMinutes: 8,
+      detachOnWarning: true,
+      zoneOf: [0, 0, 1, 1, 2, 2],
+    });
+    const mix = { onDemandBase: 0, onDemandPercentAboveBase: 0, spotPools: [0, 1, 2, 3, 4, 5] };
+    fleet.scaleTo(6, mix, 0, () => false);
+    expect(fleet.spot.map((p) => p.total)).toEqual([1, 1, 1, 1, 1, 1]);
+    fleet.scaleTo(9, mix, 1, (pool) => pool === 2);
+    // Zone 1 still gets its share, all in its open pool.
+    expect(fleet.spot.map((p) => p.total)).toEqual([2, 1, 1, 2, 2, 1]);
+    fleet.scaleTo(6, mix, 2, () => false);
+    expect(fleet.spot.map((p) => p.total).reduce((a, b) => a + b, 0)).toBe(6);
+  });
+
   it('runs a pool dry for an hour after a reclaim', () => {
     const w = drawWeather(['>20%'], 2_000_000, 3, 10);
     const [first] = [...w.events.keys()];

@@ -30,6 +30,7 @@ import type { MetricsView } from '../metrics.ts';
 import { ScaleOutClock } from '../policies/lead-clock.ts';
 import { DIRECT_FITS, type LookaheadFits } from '../policies/lookahead.ts';
 import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
+import { type BacktestPool, poolIndexesOf } from './pools.ts';
 
 /** The mix function's schedule in the template: every 5 minutes. */
 export const PLAN_EVERY_MINUTES = 5;
@@ -45,6 +46,8 @@ export interface MixControllerOptions {
   instanceCapacity: number;
   /** How forecasts are fitted (default: directly; the mix backtest shares a memo across its rows). */
   fits?: LookaheadFits;
+  /** The simulated pools (type and zone; pools.ts), whose indexes the group's mix names. */
+  pools: readonly BacktestPool[];
 }
 
 export class MixController {
@@ -63,8 +66,11 @@ export class MixController {
   breakerTrips = 0;
   shifts = 0;
 
+  readonly #pools: readonly BacktestPool[];
+
   constructor(options: MixControllerOptions) {
     this.#o = options;
+    this.#pools = options.pools;
     this.#policy = this.#withLead(options.forecastLeadMinutes);
   }
 
@@ -116,10 +122,11 @@ export class MixController {
     const listed = plan.mixedInstancesPolicy.overrides
       .map((o) => o.instanceType)
       .filter((t) => eligible.has(t));
+    // A listed type is listed in every zone of the group: AWS, not Governor, picks the pools.
     return {
       onDemandBase: plan.mixedInstancesPolicy.onDemandBaseCapacity,
       onDemandPercentAboveBase: plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity,
-      spotPools: listed.map((t) => this.#policy.mix.pools.findIndex((p) => p.instanceType === t)),
+      spotPools: poolIndexesOf(this.#pools, listed),
     };
   }
 

@@ -5,10 +5,12 @@
  * It moves to a desired capacity the way a group with a MixedInstancesPolicy does: the
  * on-demand part of desired D is base + ceil((D - base) x onDemandPercentAboveBase / 100) (all
  * of D when D <= base); a launch fills the on-demand part first and spreads spot over the listed
- * pools that have capacity, fewest first (the even spread docs/capacity-mix.md assumes of
- * price-capacity-optimized); a spot launch with no listed pool able to give one fails, and the
- * group stays short until the next minute's try. A decrease removes from the part above its
- * share first, starting instances before ready ones.
+ * pools that have capacity: to the zone with the fewest spot that has such a pool (Auto Scaling
+ * balances its zones), then to that zone's pool with the fewest (the even spread
+ * docs/capacity-mix.md assumes of price-capacity-optimized); a spot launch with no listed pool
+ * able to give one fails, and the group stays short until the next minute's try. A decrease
+ * removes from the part above its share first, starting instances before ready ones, spot from
+ * the largest zone's largest pool.
  *
  * Warned instances: with `detachOnWarning` (Governor's handler, DetachInstances keeping desired)
  * they leave the group's count at once, so their replacement launches at the warning; without
@@ -89,13 +91,18 @@ export class MixFleet {
   readonly #coldStart: number;
   readonly #detachOnWarning: boolean;
 
+  /** Each pool's zone (index); default: one zone. */
+  readonly #zoneOf: readonly number[];
+
   constructor(options: {
     pools: number;
     initialOnDemand: number;
     coldStartMinutes: number;
     detachOnWarning: boolean;
+    zoneOf?: readonly number[];
   }) {
     this.spot = Array.from({ length: options.pools }, () => new Part());
+    this.#zoneOf = options.zoneOf ?? this.spot.map(() => 0);
     this.onDemand.ready = options.initialOnDemand;
     this.#coldStart = options.coldStartMinutes;
     this.#detachOnWarning = options.detachOnWarning;
@@ -177,11 +184,28 @@ export class MixFleet {
       if (deficit > 0) this.onDemand.add(deficit, minute + this.#coldStart);
       return { failedSpot: 0 };
     }
-    for (; deficit > 0 && open.length > 0; deficit--) {
-      const pool = open.reduce((a, b) => (this.spot[b]!.total < this.spot[a]!.total ? b : a));
-      this.spot[pool]!.add(1, minute + this.#coldStart);
-    }
+    for (; deficit > 0 && open.length > 0; deficit--)
+      this.spot[this.#nextPool(open)]!.add(1, minute + this.#coldStart);
     return { failedSpot: deficit };
+  }
+
+  /** Spot in zone z, starting included. */
+  #inZone(z: number): number {
+    let n = 0;
+    this.spot.forEach((p, i) => {
+      if (this.#zoneOf[i] === z) n += p.total;
+    });
+    return n;
+  }
+
+  /** Where the next spot instance goes: the zone with the fewest among `open`'s, then its pool with the fewest. */
+  #nextPool(open: readonly number[]): number {
+    const zone = open
+      .map((p) => this.#zoneOf[p]!)
+      .reduce((a, b) => (this.#inZone(b) < this.#inZone(a) ? b : a));
+    return open
+      .filter((p) => this.#zoneOf[p] === zone)
+      .reduce((a, b) => (this.spot[b]!.total < this.spot[a]!.total ? b : a));
   }
 
   /**
@@ -205,10 +229,8 @@ export class MixFleet {
     if (this.spotTotal > wantSpot) this.#removeSpot(this.spotTotal - wantSpot);
     let deficit = wantSpot - this.spotTotal;
     const open = hedge.pools.filter((p) => !dry(p));
-    for (; deficit > 0 && open.length > 0; deficit--) {
-      const pool = open.reduce((a, b) => (this.spot[b]!.total < this.spot[a]!.total ? b : a));
-      this.spot[pool]!.add(1, minute + this.#coldStart);
-    }
+    for (; deficit > 0 && open.length > 0; deficit--)
+      this.spot[this.#nextPool(open)]!.add(1, minute + this.#coldStart);
     let spotReady = 0;
     for (const p of this.spot) spotReady += p.ready;
     const launch = Math.max(base, target - this.spotTotal) - this.onDemand.total;
@@ -218,13 +240,18 @@ export class MixFleet {
     return { failedSpot: deficit };
   }
 
-  /** Removes up to n spot instances, from the largest pool first. */
+  /** Removes up to n spot instances, from the largest zone's largest pool first. */
   #removeSpot(n: number): number {
     let left = n;
-    while (left > 0) {
-      const largest = this.spot.reduce((a, b) => (b.total > a.total ? b : a), this.spot[0]!);
-      if (!largest || largest.total === 0) break;
-      left -= largest.remove(1);
+    while (left > 0 && this.spotTotal > 0) {
+      const held = this.spot.map((_, i) => i).filter((i) => this.spot[i]!.total > 0);
+      const zone = held
+        .map((i) => this.#zoneOf[i]!)
+        .reduce((a, b) => (this.#inZone(b) > this.#inZone(a) ? b : a));
+      const largest = held
+        .filter((i) => this.#zoneOf[i] === zone)
+        .reduce((a, b) => (this.spot[b]!.total > this.spot[a]!.total ? b : a));
+      left -= this.spot[largest]!.remove(1);
     }
     return n - left;
   }

@@ -11,14 +11,16 @@
  * hazard at lambda. After an event the pool runs dry for DRY_MINUTES: no spot launch succeeds in
  * it. `scale` multiplies lambda (10: ten times the band's rate).
  *
- * Zone-wide reclaims. The pools of a group share its Availability Zone (capacity pools are keyed
- * by instance type and zone, and a shortage in a zone tends to reach every type there at once).
- * With `zoneWide` = w, a share w of the hazard comes as zone events instead: each takes
- * RECLAIM_SHARE of every pool's spot at once and dries them all, at w times the pools' mean event
- * rate; each pool's own events keep (1 - w) of its rate. A pool's hazard is unchanged when the
- * bands are equal; what changes is that losses arrive together. w = 0 draws exactly the weather of
- * the pool-by-pool model.
+ * Zone-wide reclaims. A spot capacity pool is an instance type in one Availability Zone, and a
+ * shortage in a zone tends to reach every type there at once. Each pool has a zone (`zoneOf`,
+ * default one zone for all). With `zoneWide` = w, a share w of the hazard comes as zone events
+ * instead: each zone has its own, at w times the mean event rate of its pools, and each takes
+ * RECLAIM_SHARE of every pool of that zone at once and dries them all; each pool's own events keep
+ * (1 - w) of its rate. A pool's hazard is unchanged when the bands are equal; what changes is
+ * that a zone's losses arrive together. w = 0 draws exactly the weather of the pool-by-pool
+ * model, and one zone exactly the weather of before zones (its draws in the same order).
  */
+import { maxOf } from '../../arrays/extent.ts';
 import { INTERRUPTION_BANDS, type InterruptionBand } from '../../policy/capacity-mix-schema.ts';
 import { mulberry32 } from '../noise.ts';
 
@@ -67,6 +69,7 @@ export function drawWeather(
   seed: number,
   scale = 1,
   zoneWide = 0,
+  zoneOf: readonly number[] = bands.map(() => 0),
 ): SpotWeather {
   if (!(zoneWide >= 0 && zoneWide <= 1))
     throw new RangeError(`zoneWide must be within 0..1, got ${zoneWide}`);
@@ -74,7 +77,12 @@ export function drawWeather(
   const events = new Map<number, ReclaimEvent[]>();
   const byPool: number[][] = bands.map(() => []);
   const rates = bands.map((band) => Math.min(1, hazardPerMinute(band, scale) / RECLAIM_SHARE));
-  const zoneRate = rates.length > 0 ? (zoneWide * rates.reduce((a, b) => a + b, 0)) / rates.length : 0;
+  const zones = Array.from({ length: rates.length > 0 ? maxOf(zoneOf, -1) + 1 : 0 }, (_, z) =>
+    rates.map((_, pool) => pool).filter((pool) => zoneOf[pool] === z),
+  );
+  const zoneRates = zones.map((pools) =>
+    pools.length > 0 ? (zoneWide * pools.reduce((a, pool) => a + rates[pool]!, 0)) / pools.length : 0,
+  );
   let count = 0;
   const add = (m: number, pool: number) => {
     const event = { minute: m, pool, seed: Math.floor(random() * 2 ** 31) };
@@ -85,7 +93,10 @@ export function drawWeather(
   for (let m = 0; m < minutes; m++) {
     for (let pool = 0; pool < bands.length; pool++)
       if (random() < rates[pool]! * (1 - zoneWide)) add(m, pool);
-    if (zoneWide > 0 && random() < zoneRate) for (let pool = 0; pool < bands.length; pool++) add(m, pool);
+    if (zoneWide > 0)
+      zones.forEach((pools, z) => {
+        if (random() < zoneRates[z]!) for (const pool of pools) add(m, pool);
+      });
   }
   return {
     events,

@@ -9,24 +9,29 @@
  *     when it terminates and retrying spot in dry pools;
  *   - the oracle with the cheapest feasible mix: the least capacity each minute, spot up to the
  *     policy's maxPercent at the cheapest pool's price, nothing lost to interruptions.
- * A target without a capacityMix gets the reference one: three pools at the scenario's price,
- * spot at `spotFraction` of it, all in one interruption band, maxPercent 70, nothing committed
- * unless asked.
+ * A target without a capacityMix gets the reference one: three instance types at the scenario's
+ * price in three Availability Zones (nine spot pools), spot at `spotFraction` of it, all in one
+ * interruption band, maxPercent 70, nothing committed unless asked. Every (type, zone) pair is a
+ * pool of its own (pools.ts): its own reclaims, its own spot count.
  */
-import { minOf } from '../../arrays/extent.ts';
 import type { CommitPlan } from '../../commit/plan.ts';
 import { spotPools } from '../../mix/optimize.ts';
 import { type MixPolicy, replacementLeadMinutes } from '../../mix/types.ts';
-import { committedUsdPerHour } from '../../policy/capacity-mix-rules.ts';
-import { CapacityMixSchema, type InterruptionBand } from '../../policy/capacity-mix-schema.ts';
+import {
+  CapacityMixSchema,
+  type InterruptionBand,
+  type SpotLossDomain,
+} from '../../policy/capacity-mix-schema.ts';
 import type { TargetPolicy } from '../../policy/schema.ts';
 import { buildPolicies } from '../policies/index.ts';
 import { type LookaheadFits, lookaheadMemo } from '../policies/lookahead.ts';
 import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from '../scenario.ts';
 import type { Trace } from '../trace.ts';
+import { oracleRun, pricingOf } from './billing.ts';
 import { commitmentOf, committedRate } from './commitment.ts';
 import { ALL_ON_DEMAND } from './fleet.ts';
 import { drawWeather } from './hazard.ts';
+import { backtestPools, poolIndexesOf, REFERENCE_ZONE_NAMES } from './pools.ts';
 import { type MixPricing, type MixRunSummary, type MixStrategy, simulateMix } from './simulate.ts';
 import { MIX_BASELINE, mixStrategies } from './strategies.ts';
 
@@ -47,8 +52,17 @@ export interface SpotOptions {
   committedUsdPerHour: number | null;
   /** Seed of the spot weather (default 1). */
   seed: number;
-  /** Share of the hazard that comes as zone-wide reclaims of every pool at once (hazard.ts; default 0). */
+  /** Share of the hazard that comes as zone-wide reclaims of every pool of a zone at once (hazard.ts; default 0). */
   zoneWide: number;
+  /**
+   * Availability Zones the group spans (the first N of us-east-1a..f), replacing the policy's
+   * capacityMix.zones; null (default): the policy's, and REFERENCE_ZONES for the reference mix.
+   */
+  zones: number | null;
+  /** spot.maxPoolShare in place of the policy's (percent); null: the policy's (the reference mix: none). */
+  maxPoolShare: number | null;
+  /** spot.lossDomain in place of the policy's; null: the policy's (the reference mix: pool). */
+  lossDomain: SpotLossDomain | null;
 }
 
 export const DEFAULT_SPOT: SpotOptions = {
@@ -59,7 +73,12 @@ export const DEFAULT_SPOT: SpotOptions = {
   committedUsdPerHour: null,
   seed: 1,
   zoneWide: 0,
+  zones: null,
+  maxPoolShare: null,
+  lossDomain: null,
 };
+/** The reference mix's group spans three Availability Zones (issue 22, item 3; was one before). */
+export const REFERENCE_ZONES = 3;
 const REFERENCE_BAND: InterruptionBand = '>20%';
 
 export interface MixBacktestInput {
@@ -86,7 +105,7 @@ export interface MixBacktestResult {
       plan: CommitPlan | null;
     };
     reclaimEvents: number;
-    pools: { instanceType: string; band: string; spotUsdPerHour: number }[];
+    pools: { instanceType: string; zone: string | null; band: string; spotUsdPerHour: number }[];
   };
   onDemandUsdPerHour: number;
   runs: MixRunSummary[];
@@ -123,74 +142,21 @@ export function mixPolicyFor(
     });
   const pools = spot.band ? mix.pools.map((p) => ({ ...p, interruption: band })) : mix.pools;
   const maxInterruption = spot.band && mix.spot ? band : mix.spot?.maxInterruption;
+  const zoneCount = spot.zones ?? (own ? null : REFERENCE_ZONES);
+  const zones = zoneCount === null ? mix.zones : REFERENCE_ZONE_NAMES.slice(0, zoneCount);
+  const spotPolicy = mix.spot && {
+    ...mix.spot,
+    ...(maxInterruption && { maxInterruption }),
+    ...(spot.maxPoolShare !== null && { maxPoolShare: spot.maxPoolShare }),
+    ...(spot.lossDomain !== null && { lossDomain: spot.lossDomain }),
+  };
   return {
     targetId: target.id,
     minCapacity: 1,
     maxCapacity,
-    mix: {
-      ...mix,
-      pools,
-      ...(mix.spot && maxInterruption ? { spot: { ...mix.spot, maxInterruption } } : {}),
-    },
+    mix: { ...mix, pools, ...(zones && { zones }), ...(spotPolicy && { spot: spotPolicy }) },
     // Until the controller measures its scale-outs (controller.ts).
     replacementLeadMinutes: replacementLeadMinutes(mix.replacementLeadTimeMinutes, null),
-  };
-}
-
-function pricingOf(p: MixPolicy): MixPricing {
-  const committedType = p.mix.committed.instanceType;
-  const onDemandPool =
-    p.mix.pools.find((x) => x.instanceType === committedType) ??
-    [...p.mix.pools].sort((a, b) => a.onDemandUsdPerHour - b.onDemandUsdPerHour)[0]!;
-  return {
-    onDemandUsdPerHour: onDemandPool.onDemandUsdPerHour,
-    spotUsdPerHour: p.mix.pools.map((x) => x.spotUsdPerHour ?? x.onDemandUsdPerHour),
-    committedInstances: p.mix.committed.instances,
-    committedUsdPerHour:
-      p.mix.committed.instances > 0 ? committedUsdPerHour(p.mix) / p.mix.committed.instances : 0,
-  };
-}
-
-/** The oracle's cost: the least capacity each minute, cheapest feasible mix, no interruption. */
-function oracleRun(
-  capacity: readonly number[],
-  p: MixPolicy,
-  pricing: MixPricing,
-  requests: number,
-): MixRunSummary {
-  const eligible = spotPools(p);
-  const cheapest = minOf(eligible.map((x) => x.spotUsdPerHour ?? Number.POSITIVE_INFINITY));
-  const share = (p.mix.spot?.maxPercent ?? 0) / 100;
-  let committed = 0;
-  let onDemand = 0;
-  let spot = 0;
-  let spotMinutes = 0;
-  let running = 0;
-  for (const c of capacity) {
-    const s =
-      eligible.length > 0 ? Math.min(Math.floor(c * share), Math.max(0, c - pricing.committedInstances)) : 0;
-    committed += pricing.committedInstances * pricing.committedUsdPerHour;
-    onDemand += Math.max(0, c - s - pricing.committedInstances) * pricing.onDemandUsdPerHour;
-    spot += s * cheapest;
-    spotMinutes += s;
-    running += c;
-  }
-  const costUsd = (committed + onDemand + spot) / 60;
-  return {
-    name: 'oracle (cheapest mix)',
-    costUsd,
-    committedUsd: committed / 60,
-    onDemandUsd: onDemand / 60,
-    spotUsd: spot / 60,
-    violationMinutes: 0,
-    violationRatio: 0,
-    costPer1kRequestsUsd: requests > 0 ? costUsd / (requests / 1000) : null,
-    reclaimed: 0,
-    failedSpotLaunches: 0,
-    scalingActions: 0,
-    spotShare: running > 0 ? spotMinutes / running : 0,
-    instanceHours: running / 60,
-    breakerTrips: 0,
   };
 }
 
@@ -200,12 +166,14 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
   const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
   const unplanned = mixPolicyFor(target, options, { ...spot, committed: 0 }, scenario.maxCapacity);
   const n = workload.work.length;
+  const simulated = backtestPools(unplanned, REFERENCE_BAND);
   const weather = drawWeather(
-    unplanned.mix.pools.map((x) => x.interruption ?? REFERENCE_BAND),
+    simulated.map((x) => x.band),
     n,
     spot.seed,
     spot.interruptionScale,
     spot.zoneWide,
+    simulated.map((x) => x.zoneIndex),
   );
   const fits = input.fits ?? lookaheadMemo();
   const fresh = (name: string) => {
@@ -222,12 +190,13 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
       scenario,
       workload,
       weather,
+      zoneOf: simulated.map((x) => x.zoneIndex),
       pricing,
       ...(fleetOut && { fleetOut }),
       onProgress: input.onProgress && ((m) => input.onProgress!(s.name, (at + m / n) / total)),
     });
   };
-  const onDemandRate = pricingOf(unplanned).onDemandUsdPerHour;
+  const onDemandRate = pricingOf(unplanned, simulated).onDemandUsdPerHour;
   const rate = committedRate(target, spot, onDemandRate);
   // Governor all on-demand first: its fleet is what a planned commitment is sized on.
   const fleet = new Float64Array(n);
@@ -238,7 +207,7 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     detachOnWarning: true,
     committed: false,
   };
-  const onDemandRun = simulate(baseline, pricingOf(unplanned), fleet);
+  const onDemandRun = simulate(baseline, pricingOf(unplanned, simulated), fleet);
   const { instances, plan } = commitmentOf(target, spot, rate, onDemandRate, fleet);
   const policy = mixPolicyFor(
     target,
@@ -246,9 +215,13 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
     { ...spot, committed: instances, committedUsdPerHour: rate },
     scenario.maxCapacity,
   );
-  const pricing = pricingOf(policy);
-  const eligible = spotPools(policy).map((x) => policy.mix.pools.indexOf(x));
+  const pricing = pricingOf(policy, simulated);
+  const eligible = poolIndexesOf(
+    simulated,
+    spotPools(policy).map((x) => x.instanceType),
+  );
   const strategies = mixStrategies({
+    pools: simulated,
     policy,
     eligible,
     fresh,
@@ -280,10 +253,11 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
         plan,
       },
       reclaimEvents: weather.count,
-      pools: policy.mix.pools.map((x) => ({
+      pools: simulated.map((x) => ({
         instanceType: x.instanceType,
-        band: x.interruption ?? REFERENCE_BAND,
-        spotUsdPerHour: x.spotUsdPerHour ?? x.onDemandUsdPerHour,
+        zone: x.zone,
+        band: x.band,
+        spotUsdPerHour: x.spotUsdPerHour,
       })),
     },
     onDemandUsdPerHour: pricing.onDemandUsdPerHour,

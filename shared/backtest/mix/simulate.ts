@@ -72,6 +72,8 @@ export interface MixSimulationInput {
   workload: Workload;
   weather: SpotWeather;
   pricing: MixPricing;
+  /** Each pool's zone index (pools.ts); default: one zone. */
+  zoneOf?: readonly number[];
   /** When given, filled with each minute's billed instances (running and starting). */
   fleetOut?: Float64Array;
   onProgress?: (minutesDone: number) => void;
@@ -101,6 +103,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     initialOnDemand: policy.initialReady ?? scenario.initialInstances,
     coldStartMinutes: policy.startDelayMinutes ?? scenario.coldStartMinutes,
     detachOnWarning: strategy.detachOnWarning,
+    ...(input.zoneOf && { zoneOf: input.zoneOf }),
   });
   const feed = new MetricsFeed(scenario.metricDelayMinutes);
   const curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };

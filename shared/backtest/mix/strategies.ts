@@ -10,6 +10,7 @@ import type { TargetPolicy } from '../../policy/schema.ts';
 import type { LookaheadFits } from '../policies/lookahead.ts';
 import { MixController } from './controller.ts';
 import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
+import type { BacktestPool } from './pools.ts';
 import type { MixStrategy } from './simulate.ts';
 import { spotHedge } from './spothedge.ts';
 
@@ -27,6 +28,8 @@ export const FIXED_SPLIT_ON_DEMAND_PERCENT = 70;
  */
 export function mixStrategies(c: {
   policy: MixPolicy;
+  /** The simulated (type, zone) pools. */
+  pools: readonly BacktestPool[];
   eligible: number[];
   fresh: (name: string) => MixStrategy['capacity'];
   scenario: { mu: number };
@@ -50,6 +53,7 @@ export function mixStrategies(c: {
         instanceCapacity: c.scenario.mu,
         fits: c.fits,
         forecastLeadMinutes: c.target.forecast?.leadTimeMinutes ?? DEFAULT_FORECAST_LEAD_MINUTES,
+        pools: c.pools,
       }),
       fixedMix: ALL_ON_DEMAND,
       detachOnWarning: true,

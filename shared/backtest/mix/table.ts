@@ -46,12 +46,18 @@ export function mixRows(r: MixBacktestResult): Row[] {
 
 export function formatMixTable(r: MixBacktestResult): string {
   const { spot } = r;
-  const pools = spot.pools
+  const zones = [...new Set(spot.pools.map((p) => p.zone).filter((z) => z !== null))];
+  const types = spot.pools
+    .filter((p) => p.zone === (zones[0] ?? null))
     .map((p) => `${p.instanceType} (${p.band}, ${two.format(p.spotUsdPerHour)} USD/h spot)`)
     .join(', ');
+  const pools =
+    zones.length > 0
+      ? `${types} in ${zones.length} zones (${zones.join(', ')}): ${spot.pools.length} pools`
+      : types;
   return [
     `trace ${r.trace.name}: ${whole.format(r.trace.minutes)} minutes; on-demand ${two.format(r.onDemandUsdPerHour)} USD per instance-hour`,
-    `spot pools: ${pools}; interruption rate x${spot.interruptionScale}${spot.zoneWide > 0 ? `, ${whole.format(100 * spot.zoneWide)} % of it zone-wide (every pool at once)` : ''}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
+    `spot pools: ${pools}; interruption rate x${spot.interruptionScale}${spot.zoneWide > 0 ? `, ${whole.format(100 * spot.zoneWide)} % of it zone-wide (every pool of a zone at once)` : ''}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
     commitmentLine(r),
     'reclaimed: spot instances warned; spot short: instance-minutes the group could not launch spot for want of capacity; breaker: times Governor moved to on-demand',
     '',
