@@ -3,6 +3,7 @@ import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { ForecastClients } from '../../shared/aws/clients.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
 import { dynamoFallbackStore, type FallbackStorePort } from '../../shared/aws/fallback-store.ts';
+import { type GroupRetirementsPort, groupRetirements } from '../../shared/aws/group-retirements.ts';
 import { dynamoMixItems, type MixItemPort } from '../../shared/aws/mix-item.ts';
 import { dynamoMixRecords, type MixRecordsPort } from '../../shared/aws/mix-records.ts';
 import { type MixedInstancesPort, mixedInstancesAdapter } from '../../shared/aws/mixed-instances.ts';
@@ -25,6 +26,8 @@ export interface MixPorts {
   legacySpot: Pick<SpotStorePort, 'get' | 'getMany'>;
   /** The groups' MixedInstancesPolicy (Describe, and Update when it differs). */
   groups: MixedInstancesPort;
+  /** Retirements in flight: their groups read back, and terminated once replaced (./retirements.ts). */
+  retirements: GroupRetirementsPort;
   /** The last hour's requests, for the cost per 1,000 requests. */
   history: HistoryPort;
   records: MixRecordsPort;
@@ -44,6 +47,7 @@ export function awsMixPorts(clients: MixClients, tableName: string): MixPorts {
     items: dynamoMixItems(clients.home.dynamo, tableName),
     legacySpot: dynamoSpotStore(clients.home.dynamo, tableName),
     groups: mixedInstancesAdapter(clients.autoScaling),
+    retirements: groupRetirements(clients.autoScaling),
     history: cloudWatchHistory(clients.cloudWatch),
     records: dynamoMixRecords(clients.home.dynamo, tableName),
     fallbacks: dynamoFallbackStore(clients.home.dynamo, tableName),

@@ -6,6 +6,7 @@
  * and the one wanted, what happened to the group and to the PLAN item, and the unit cost.
  */
 import { expiresAtFor } from '../../shared/apply/records.ts';
+import type { RetirementReason } from '../../shared/interruptions/retirements.ts';
 import type {
   FallbackDecision,
   FallbackReasonCode,
@@ -45,6 +46,20 @@ export interface FallbackRecord {
   after: VariantWrite[] | null;
   /** The state in force after the run: the one stored, or the one before. */
   state: FallbackState | null;
+}
+
+/** The retirements' part of a target's mix decision record (./retirements.ts). */
+export interface RetirementRecord {
+  reasons: RetirementReason[];
+  message: string;
+  terminated: string[];
+  cleared: string[];
+  waiting: string[];
+  overdue: string[];
+  /** Calls that failed this run (their entries kept, retried next run), one line each. */
+  failed: string[];
+  /** Whether the cleared entries were stored: 'written', 'unchanged' (none to clear), or why not. */
+  stored: string;
 }
 
 /** Why group writes are withheld this run, or null when Governor is active. */
@@ -97,6 +112,8 @@ export interface MixRecord {
   costPer1kRequestsUsd: number | null;
   /** sagemaker-variant with capacityMix.variantFallback: what the fallback decided and did. */
   fallback: FallbackRecord | null;
+  /** ec2-asg with retirements in flight: what was terminated, cleared and is still waited for. */
+  retirements?: RetirementRecord | null;
 }
 
 export interface MixTelemetry {
@@ -106,10 +123,11 @@ export interface MixTelemetry {
   /** One structured line per record, and its metrics. */
   record(r: MixRecord): void;
   /**
-   * Adds to a control-plane counter, [service] dimension: DecisionRecordWriteFailures, the
-   * records not written to the table (the template alarms on it, as on evaluate's).
+   * Adds to a control-plane counter, [service] dimension: MixRecordWriteFailures, the records
+   * not written to the table (the template alarms on it, as on evaluate's); RetirementsOverdue,
+   * retiring instances still waiting for their replacement after an hour (./retirements.ts).
    */
-  count?(metric: 'MixRecordWriteFailures', value: number): void;
+  count?(metric: 'MixRecordWriteFailures' | 'RetirementsOverdue', value: number): void;
 }
 
 /** What one run gives each target. */

@@ -7,7 +7,8 @@
  *   mode, or the kill switch (read every run: only "off" lets group writes through) -> batched
  *   reads: state items (the forecast floor), PLAN and SPOT items, and the last hour's requests
  *   (one GetMetricData per region) -> each target, MIX_TARGETS_IN_FLIGHT at a time: plan, apply,
- *   store, record (./target.ts).
+ *   store (./target.ts), then its Health retirements in flight, terminated once replaced
+ *   (./retirements.ts) -> record.
  * Every target is attempted. A failed read fails the targets it concerns (nothing planned on
  * guessed state), never the others: a batch of PLAN or SPOT items that fails is read again one
  * item at a time, so a malformed item fails its own target; the cost metric alone does without
@@ -42,6 +43,7 @@ import {
   unplannedRecord,
   type Withheld,
 } from './record.ts';
+import { reconcileRetirements } from './retirements.ts';
 import { mixTarget, type TargetReads } from './target.ts';
 
 export interface MixDeps {
@@ -212,7 +214,9 @@ export function createMixRunner(deps: MixDeps) {
         const own = readsOf(t, reads);
         if (typeof own === 'string') return unplannedRecord(ctx, t, 'failed', own);
         // The replacement lead follows the lead the forecast floor was planned over (measured).
-        return await mixTarget(ctx, t, resolveMixPolicy(t, own.floor?.leadTimeMinutes)!, own);
+        const record = await mixTarget(ctx, t, resolveMixPolicy(t, own.floor?.leadTimeMinutes)!, own);
+        const retirements = await reconcileRetirements(ctx, t, own.stored);
+        return retirements ? { ...record, retirements } : record;
       } catch (e) {
         // A malformed state item, or a bug: this target is not planned, the others are.
         return unplannedRecord(ctx, t, 'failed', `not planned: ${clipped(e)}`);
@@ -221,6 +225,11 @@ export function createMixRunner(deps: MixDeps) {
   }
 
   async function recordAll(records: MixRecord[]) {
+    // Every run, so the retirements-overdue alarm clears once they are done.
+    deps.telemetry.count?.(
+      'RetirementsOverdue',
+      records.reduce((n, r) => n + (r.retirements?.overdue.length ?? 0), 0),
+    );
     for (const r of records) {
       deps.telemetry.record(r);
       await deps.ports.records.put(mixAuditItem(r, deps.config.AUDIT_TTL_DAYS)).catch((e: unknown) => {

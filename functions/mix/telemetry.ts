@@ -15,6 +15,8 @@
  *   MixRecordWriteFailures    decision records not written to the state table (in the log only;
  *                             the template's MixRecordWriteFailures alarm, as evaluate's
  *                             AuditWriteFailures)
+ *   RetirementsOverdue        every run: Health retirements still waiting for their replacement
+ *                             after an hour (./retirements.ts; the RetirementsOverdue alarm)
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -61,6 +63,8 @@ export function powertoolsMixTelemetry(logger: Logger, metrics: Metrics): MixTel
     error: (message, attributes) => logger.error(message, attributes ?? {}),
     count(metric, value) {
       const single = metrics.singleMetric();
+      // Its own [service] = governor, not the default governor-mix it inherits (which warned).
+      single.clearDefaultDimensions();
       single.addDimensions({ service: 'governor' });
       single.addMetric(metric, MetricUnit.Count, value);
     },

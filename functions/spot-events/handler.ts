@@ -1,7 +1,8 @@
 /**
  * The spot-events Lambda: EventBridge -> SQS -> this function, in batches; for ec2-asg targets
- * with capacityMix.spot it replaces warned and retiring instances once, leaves spot pools that
- * ran dry out of the mix, and opens the spot breaker (docs/interruptions.md; run.ts is the flow).
+ * with capacityMix.spot it replaces warned instances once, raises the group for retiring ones
+ * (the mix function terminates them once replaced), leaves spot pools that ran dry out of the
+ * mix, and opens the spot breaker (docs/interruptions.md; run.ts is the flow).
  *
  * Environment (parsed at cold start by config.ts, a bad one fails naming it):
  *   POLICY_PARAMETER_NAME       required, the policy's SSM parameter (and its /parts/ below it)
@@ -20,7 +21,8 @@
  *   dynamodb:GetItem, dynamodb:BatchGetItem, dynamodb:PutItem on the state table;
  *   autoscaling:DescribeAutoScalingInstances, autoscaling:DescribeAutoScalingGroups,
  *     autoscaling:DescribeWarmPool on *;
- *   autoscaling:DetachInstances, autoscaling:UpdateAutoScalingGroup on the managed groups
+ *   autoscaling:DetachInstances, autoscaling:UpdateAutoScalingGroup, autoscaling:SetDesiredCapacity,
+ *     autoscaling:TerminateInstanceInAutoScalingGroup on the managed groups
  *     (arn:aws:autoscaling:<region>:<account>:autoScalingGroup:*:autoScalingGroupName/<name>);
  *   ec2:RunInstances on the groups' launch templates and iam:PassRole on their instance profile
  *     role, as for the mix function (UpdateAutoScalingGroup with a MixedInstancesPolicy checks them);

@@ -8,7 +8,8 @@
  *     force, and the SPOT state with the warnings counted and the instances marked) written on
  *     condition of its version. On conflict: re-read and redo once; still in conflict, every
  *     message is redelivered. A failed write fails every message, and nothing was called yet.
- *  3. Act: DetachInstances, then the shifted MixedInstancesPolicy.
+ *  3. Act: DetachInstances (warnings), the retirements' surge (SetDesiredCapacity; at MaxSize,
+ *     TerminateInstanceInAutoScalingGroup, ./retire.ts), then the shifted MixedInstancesPolicy.
  *  4. Correct: when a call failed, the item again with those instances unmarked (and the pools,
  *     breaker and plan as before a failed shift), so the redelivered message acts. Should this
  *     write fail too, the redelivery still acts (step 1), and a lost shift is re-applied by the
@@ -20,9 +21,11 @@ import { clip } from '../../shared/events/bounded.ts';
 import type { SpotEvent } from '../../shared/interruptions/events.ts';
 import { handleSpotBatch, type SpotBatchResult } from '../../shared/interruptions/handle.ts';
 import type { SpotDecision } from '../../shared/interruptions/message.ts';
+import type { GroupHealth } from '../../shared/interruptions/retire.ts';
 import { type SpotState, unmarkHandled } from '../../shared/interruptions/state.ts';
 import { errorLine } from '../../shared/invocation/errors.ts';
 import type { MixPlan, MixState } from '../../shared/mix/types.ts';
+import { actRetire } from './retire.ts';
 import type { Managed, Outcome, SpotEventsDeps, SpotEventsTelemetry, Tagged, TargetReport } from './types.ts';
 
 /** The target's item as read: the mix state, the SPOT state (null: none yet) and its version. */
@@ -42,10 +45,17 @@ export const shiftedState = (s: MixState, plan: MixPlan, now: number): MixState 
 
 const replacing = (e: SpotEvent) => e.kind === 'interruption' || e.kind === 'retirement';
 
-/** Step 1's rule: marks of instances the lookup found in their group are stale. */
+/**
+ * Step 1's rule: marks of instances the lookup found in their group are stale, except those
+ * retiring: a retiring instance stays in its group by design until the mix function terminates
+ * it, so its entry is the truth and a redelivered Health event for it is a duplicate.
+ */
 function forgetStale(spot: SpotState | null, events: readonly SpotEvent[]): SpotState | null {
   if (!spot) return null;
-  const stale = events.filter(replacing).map((e) => (e as { instanceId: string }).instanceId);
+  const stale = events
+    .filter(replacing)
+    .map((e) => (e as { instanceId: string }).instanceId)
+    .filter((i) => !Object.hasOwn(spot.retiring, i));
   return stale.some((i) => Object.hasOwn(spot.handled, i)) ? unmarkHandled(spot, stale) : spot;
 }
 
@@ -68,7 +78,10 @@ export const emptyReport = (targetId: string, outcome: Outcome): TargetReport =>
   detail: '',
 });
 
-/** How a target's events are handled: ./hold.ts in front, handleEvents behind it. */
+/**
+ * How a target's events are handled: ./hold.ts in front, handleEvents behind it. `group`: the
+ * target's group as ./hold.ts read it back (active mode, a batch with retirements), for the surge.
+ */
 export type TargetStep = (
   deps: SpotEventsDeps,
   m: Managed,
@@ -76,10 +89,11 @@ export type TargetStep = (
   start: Start,
   now: number,
   killedBy: string | null,
+  group?: GroupHealth | null,
 ) => Promise<TargetReport>;
 
 /** One target's events, held ones already taken out (./hold.ts). */
-export const handleEvents: TargetStep = async (deps, m, tagged, start, now, killedBy) => {
+export const handleEvents: TargetStep = async (deps, m, tagged, start, now, killedBy, group = null) => {
   const { ports, telemetry, config } = deps;
   const id = m.policy.targetId;
   const events = tagged.map((t) => t.event);
@@ -94,7 +108,14 @@ export const handleEvents: TargetStep = async (deps, m, tagged, start, now, kill
   let current = start;
   for (let attempt = 1; attempt <= 2; attempt++) {
     const spot = acting ? forgetStale(current.spot, events) : current.spot;
-    const r = handleSpotBatch({ state: spot, events, policy: m.policy, plan: current.state.plan, now });
+    const r = handleSpotBatch({
+      state: spot,
+      events,
+      policy: m.policy,
+      plan: current.state.plan,
+      now,
+      group: acting && group ? { name: m.groupName, health: group } : null,
+    });
     if (killedBy) {
       logDecisions(telemetry, r.decisions, report.outcome, m);
       return report;
@@ -143,7 +164,9 @@ export const handleEvents: TargetStep = async (deps, m, tagged, start, now, kill
     if (acted.shifted) await convergeAfterShift(deps, m, version);
     report.replaced = acting
       ? acted.detached
-      : (r.actions.find((a) => a.kind === 'replace')?.instanceIds ?? []);
+      : r.decisions
+          .filter((d) => d.kind === 'replace' || d.kind === 'retire')
+          .flatMap((d) => d.items.map((x) => x.id));
     report.duplicates = r.duplicates.length;
     report.poolsMarked = acted.shiftFailed ? [] : r.poolsMarked;
     report.breakerOpened = !acted.shiftFailed && r.actions.some((a) => a.kind === 'breaker-opened');
@@ -180,11 +203,14 @@ async function act(
   const { ports, telemetry } = deps;
   const out: Acted = { detached: [], failedIds: new Set(), shifted: false, shiftFailed: false };
   for (const a of r.actions) {
-    if (a.kind === 'replace') {
-      const done = await ports.groups.replace(m.region, m.groupName, a.instanceIds).catch((e: unknown) => ({
-        detached: [] as string[],
-        failed: [{ instanceIds: a.instanceIds, error: errorLine(e) }],
-      }));
+    if (a.kind === 'replace' || a.kind === 'retire') {
+      const done =
+        a.kind === 'retire'
+          ? await actRetire(deps, m, a).then((x) => ({ detached: x.done, failed: x.failed }))
+          : await ports.groups.replace(m.region, m.groupName, a.instanceIds).catch((e: unknown) => ({
+              detached: [] as string[],
+              failed: [{ instanceIds: a.instanceIds, error: errorLine(e) }],
+            }));
       out.detached.push(...done.detached);
       for (const f of done.failed) {
         for (const i of f.instanceIds) out.failedIds.add(i);

@@ -3,9 +3,12 @@
  *  - DescribeAutoScalingInstances: which group each warned instance belongs to, 50 ids a call
  *    (its limit). An instance in no group (already detached, or never in one) is left out, and so
  *    is one detaching, detached or terminating (its LifecycleState).
- *  - DetachInstances with ShouldDecrementDesiredCapacity=false, 20 ids a call (its limit):
- *    desired capacity stays, so Auto Scaling launches the replacement at once while the warned
- *    instance serves its last two minutes outside the group. A call AWS refuses with a
+ *  - DescribeAutoScalingGroups of one group: desired, InService and MaxSize, before Health
+ *    retirements (their budget and surge; the surge itself and the terminations are
+ *    ./group-capacity-writes.ts and ./group-retirements.ts).
+ *  - DetachInstances (interruption warnings) with ShouldDecrementDesiredCapacity=false, 20 ids
+ *    a call (its limit): desired capacity stays, so Auto Scaling launches the replacement at once
+ *    while the warned instance serves its last two minutes outside the group. A call AWS refuses with a
  *    ValidationError (one of its instances is not in the group) is made again one id at a time,
  *    so the one instance fails alone; other errors (denied, throttled) fail the chunk.
  * A failure becomes one line naming the IAM action, the group and what to grant (as
@@ -14,13 +17,14 @@
 
 import {
   type AutoScalingClient,
-  DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
   DetachInstancesCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { appendAll } from '../arrays/extent.ts';
+import type { GroupHealth } from '../interruptions/retire.ts';
 import { chunks } from '../invocation/pool.ts';
 import { errorName } from './clients.ts';
+import { groupRetirements } from './group-retirements.ts';
 
 /** DescribeAutoScalingInstances takes at most 50 instance ids. */
 export const DESCRIBE_IDS_PER_CALL = 50;
@@ -29,10 +33,11 @@ export const DETACH_IDS_PER_CALL = 20;
 
 export interface SpotGroupsPort {
   /**
-   * The group read back: its desired capacity and its InService instances (the disruption
-   * budget of Health events, ../interruptions/retire.ts). Throws one line when it cannot.
+   * The group read back: its desired capacity, its InService instances and its MaxSize (the
+   * disruption budget of Health events and the surge, ../interruptions/retire.ts). Throws one
+   * line when it cannot.
    */
-  health(region: string, groupName: string): Promise<{ desired: number; inService: number }>;
+  health(region: string, groupName: string): Promise<GroupHealth>;
   /** Instance id -> its group's name, for the ids that are in a group. */
   groupsOf(region: string, instanceIds: readonly string[]): Promise<Map<string, string>>;
   /**
@@ -58,22 +63,17 @@ function oneLine(action: string, region: string, group: string | null, error: un
 }
 
 export function spotGroups(clientFor: (region: string) => AutoScalingClient): SpotGroupsPort {
+  // The read-back is the retirements' own (one DescribeAutoScalingGroups, fields checked).
+  const retirements = groupRetirements(clientFor);
   return {
     async health(region, groupName) {
-      const res = await clientFor(region)
-        .send(new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [groupName] }))
-        .catch((error: unknown) => {
-          throw new SpotEventsCallError(oneLine('DescribeAutoScalingGroups', region, groupName, error), {
-            cause: error,
-          });
-        });
-      const g = res.AutoScalingGroups?.find((x) => x.AutoScalingGroupName === groupName);
-      if (!g || typeof g.DesiredCapacity !== 'number')
+      const g = await retirements.read(region, groupName);
+      if (!g)
         throw new SpotEventsCallError(
-          `group ${groupName} in ${region}: DescribeAutoScalingGroups gave no DesiredCapacity`,
+          `group ${groupName} in ${region}: DescribeAutoScalingGroups found no such group`,
         );
-      const inService = (g.Instances ?? []).filter((i) => i.LifecycleState === 'InService').length;
-      return { desired: g.DesiredCapacity, inService };
+      const inService = [...g.instances.values()].filter((state) => state === 'InService').length;
+      return { desired: g.desired, inService, maxSize: g.maxSize };
     },
     async groupsOf(region, instanceIds) {
       const out = new Map<string, string>();

@@ -6,6 +6,10 @@
  *  - An interruption warning or a scheduled retirement asks for the instance's replacement once:
  *    an instance already handled (warned twice, warned then retired, redelivered) is a
  *    duplicate and gives no action. All of a batch's replacements are one action.
+ *  - A scheduled retirement, given the group as read back (active mode), is not detached: the
+ *    group is raised by one for it, up to its MaxSize, and it is recorded as retiring (its
+ *    termination waits for the replacement, ./retirements.ts); beyond MaxSize it is terminated at
+ *    once (planSurge, ./retire.ts). An instance already retiring is a duplicate.
  *  - A rebalance recommendation is recorded and replaces nothing (it is a risk, not a notice;
  *    acting on each would churn the fleet).
  *  - A spot launch that failed for lack of capacity leaves its pool (or, naming no type, every
@@ -19,10 +23,12 @@ import { replanFor } from '../mix/shift.ts';
 import type { MixPlan, MixPolicy, SpotAvailability } from '../mix/types.ts';
 import type { SpotEvent } from './events.ts';
 import { type Counted, describeSpot, type SpotDecision } from './message.ts';
+import { type GroupHealth, planSurge, type SurgePlan } from './retire.ts';
 import { availabilityAt, boundSpotState, initialSpotState, pruneSpotState, type SpotState } from './state.ts';
 
 export type SpotAction =
   | { kind: 'replace'; instanceIds: string[] }
+  | ({ kind: 'retire'; groupName: string } & SurgePlan)
   | { kind: 'shift'; plan: MixPlan; availability: SpotAvailability }
   | { kind: 'breaker-opened'; until: number };
 
@@ -33,6 +39,12 @@ export interface SpotBatchInput {
   policy: MixPolicy;
   plan: MixPlan | null;
   now: number;
+  /**
+   * The target's group as read back before the batch (active mode, ./retire.ts): retirements are
+   * then carried out by a surge. Absent (shadow mode): they are decided and described, nothing
+   * is recorded as retiring, since nothing is raised.
+   */
+  group?: { name: string; health: GroupHealth } | null;
 }
 
 export interface SpotBatchResult {
@@ -57,6 +69,7 @@ const ordered = (events: readonly SpotEvent[]) =>
 
 interface Seen {
   replaced: Counted[];
+  retired: Counted[];
   duplicates: Counted[];
   rebalances: Counted[];
   pools: { type: string | null; until: number; event: SpotEvent }[];
@@ -67,10 +80,11 @@ function absorb(s: SpotState, e: SpotEvent, policy: MixPolicy, now: number, seen
   const at = Math.min(e.at, now);
   if (e.kind === 'interruption' || e.kind === 'retirement') {
     if (e.kind === 'interruption' && s.warnings[e.instanceId] === undefined) s.warnings[e.instanceId] = at;
-    if (s.handled[e.instanceId] !== undefined) seen.duplicates.push({ id: e.instanceId, event: e });
+    if (s.handled[e.instanceId] !== undefined || Object.hasOwn(s.retiring, e.instanceId))
+      seen.duplicates.push({ id: e.instanceId, event: e });
     else {
       s.handled[e.instanceId] = now;
-      seen.replaced.push({ id: e.instanceId, event: e });
+      (e.kind === 'retirement' ? seen.retired : seen.replaced).push({ id: e.instanceId, event: e });
     }
     return;
   }
@@ -110,17 +124,38 @@ function judgeBreaker(s: SpotState, plan: MixPlan | null, policy: MixPolicy, now
 const sameAvailability = (a: SpotAvailability, b: SpotAvailability) =>
   a.breakerOpen === b.breakerOpen && a.unavailablePools.join() === b.unavailablePools.join();
 
+/**
+ * The batch's new retirements on the group as read: the surge, and the surged ones recorded as
+ * retiring in `s`. Without a group (shadow mode) nothing is recorded: null.
+ */
+function retire(
+  s: SpotState,
+  retired: readonly Counted[],
+  group: SpotBatchInput['group'] | null,
+  now: number,
+): SurgePlan | null {
+  if (!group || retired.length === 0) return null;
+  const surge = planSurge(
+    retired.map((x) => x.id),
+    group.health,
+  );
+  for (const id of surge.surged) s.retiring[id] = { at: now, group: group.name };
+  return surge;
+}
+
 export function handleSpotBatch(input: SpotBatchInput): SpotBatchResult {
   const { policy, plan, now } = input;
   const b = policy.mix.interruptions.breaker;
   const before = pruneSpotState(input.state ?? initialSpotState(), now, b.windowMinutes * MINUTE);
   const s: SpotState = structuredClone(before);
-  const seen: Seen = { replaced: [], duplicates: [], rebalances: [], pools: [], other: [] };
+  const seen: Seen = { replaced: [], retired: [], duplicates: [], rebalances: [], pools: [], other: [] };
   for (const e of ordered(input.events)) absorb(s, e, policy, now, seen);
+  const surge = retire(s, seen.retired, input.group ?? null, now);
   const stateIfShiftFails: SpotState = {
     ...before,
     handled: { ...s.handled },
     warnings: { ...s.warnings },
+    retiring: { ...s.retiring },
   };
 
   const actions: SpotAction[] = [];
@@ -131,6 +166,18 @@ export function handleSpotBatch(input: SpotBatchInput): SpotBatchResult {
   if (seen.replaced.length > 0) {
     actions.push({ kind: 'replace', instanceIds: seen.replaced.map((x) => x.id) });
     say({ kind: 'replace', reasons: ['InstanceReplaced'], items: seen.replaced });
+  }
+  if (seen.retired.length > 0) {
+    if (surge && input.group) actions.push({ kind: 'retire', groupName: input.group.name, ...surge });
+    const reasons = surge?.terminateNow.length
+      ? (['RetirementStarted', 'RetiredAtMaxSize'] as const)
+      : (['RetirementStarted'] as const);
+    say({
+      kind: 'retire',
+      reasons: [...reasons],
+      items: seen.retired,
+      ...(surge ? { surge, from: input.group!.health.desired } : {}),
+    });
   }
   if (seen.duplicates.length > 0)
     say({ kind: 'duplicate', reasons: ['DuplicateIgnored'], items: seen.duplicates });

@@ -5,6 +5,7 @@
 import { describePlan } from '../mix/message.ts';
 import type { MixPlan, MixPolicy } from '../mix/types.ts';
 import type { SpotEvent } from './events.ts';
+import type { SurgePlan } from './retire.ts';
 
 export const SPOT_REASON_CODES = [
   /** Interruption warnings and scheduled retirements: replacement asked for. */
@@ -25,6 +26,10 @@ export const SPOT_REASON_CODES = [
   'NoPlanInForce',
   /** Retirements beyond the Health disruption budget: held, their message redelivered (./retire.ts). */
   'HealthBudgetHeld',
+  /** Scheduled retirements: the group raised by one each, terminated once replaced (./retire.ts). */
+  'RetirementStarted',
+  /** Retirements beyond the group's MaxSize: terminated at once, replaced after. */
+  'RetiredAtMaxSize',
 ] as const;
 export type SpotReasonCode = (typeof SPOT_REASON_CODES)[number];
 
@@ -37,13 +42,16 @@ export interface Counted {
 export interface SpotDecision {
   targetId: string;
   at: number;
-  kind: 'replace' | 'duplicate' | 'rebalance' | 'launch-failed' | 'pool' | 'breaker' | 'shift';
+  kind: 'replace' | 'retire' | 'duplicate' | 'rebalance' | 'launch-failed' | 'pool' | 'breaker' | 'shift';
   reasons: SpotReasonCode[];
   message: string;
   items: Counted[];
   until?: number;
   warned?: number;
   plan?: MixPlan;
+  /** retire: the surge on the group as read (absent in shadow mode), and its desired capacity before. */
+  surge?: SurgePlan;
+  from?: number;
 }
 
 /** At most five ids in a sentence: "i-1, i-2, i-3, i-4, i-5 and 495 more". */
@@ -68,12 +76,32 @@ function replaced(items: readonly Counted[]): string {
 
 type Described = Omit<SpotDecision, 'targetId' | 'at' | 'message'>;
 
+/** The sentence of a batch's retirements: the surge, or in shadow mode what it would be. */
+function retired(d: Described): string {
+  const ids = d.items.map((x) => x.id);
+  const s = d.surge;
+  if (!s)
+    return `Would raise the group's desired capacity by ${ids.length} for scheduled retirements, keeping each instance until its replacement serves, then terminate it decrementing (${listIds(ids)})`;
+  const parts: string[] = [];
+  if (s.surged.length > 0)
+    parts.push(
+      `Raised the group's desired capacity from ${d.from} to ${s.desired} for ${s.surged.length} scheduled retirements: each instance serves until its replacement does, then the mix function terminates it, decrementing (${listIds(s.surged)})`,
+    );
+  if (s.terminateNow.length > 0)
+    parts.push(
+      `terminated ${s.terminateNow.length} retiring instances at once, without decrementing, since the group is at its MaxSize: Auto Scaling replaces them after (${listIds(s.terminateNow)})`,
+    );
+  return parts.join('; ');
+}
+
 export function describeSpot(d: Described, policy: MixPolicy, plan: MixPlan | null): string {
   const m = policy.mix.interruptions;
   const first = d.items[0];
   switch (d.kind) {
     case 'replace':
       return replaced(d.items);
+    case 'retire':
+      return retired(d);
     case 'duplicate':
       return `Ignored ${d.items.length} duplicate events: ${listIds(d.items.map((x) => x.id))} already handled, so nothing is asked twice`;
     case 'rebalance':

@@ -31,8 +31,27 @@ export const HANDLED_RETENTION_MS = 24 * 60 * 60_000;
 export const MAX_HANDLED = 500;
 export const MAX_WARNINGS = 1_000;
 export const MAX_POOLS = 64;
+/**
+ * Retirements in flight (desired capacity raised for them, not yet terminated), at most the
+ * largest healthDisruptionBudget: the budget counts them (./retire.ts), so a target never holds
+ * more than its budget. About 60 bytes an entry (id, time, group name): at most about 60 KB.
+ * Never dropped by age or bound: an entry dropped would leave its instance running and the
+ * group one larger (./retirements.ts clears them when they are gone).
+ */
+export const MAX_RETIRING = 1_000;
 
 const Ms = z.number().int().min(0);
+
+/** A retiring instance kept in its group until its replacement serves (./retirements.ts). */
+export const RetiringSchema = z
+  .object({
+    /** When desired capacity was raised for it. */
+    at: Ms,
+    /** Its group: the one to read back and terminate it in. */
+    group: z.string().min(1).max(255),
+  })
+  .strict();
+export type Retiring = z.infer<typeof RetiringSchema>;
 
 export const SpotStateSchema = z
   .object({
@@ -49,15 +68,22 @@ export const SpotStateSchema = z
     breakerOpenUntil: Ms.nullable(),
     /** When the breaker last opened (for the record and the sentence); null: never. */
     breakerOpenedAt: Ms.nullable(),
+    /**
+     * Instance id -> its retirement in flight: a scheduled retirement whose group was raised by
+     * one so its replacement launches first; the mix function terminates it (decrementing) once
+     * the group serves without it. Absent in items written before: none.
+     */
+    retiring: z.record(z.string(), RetiringSchema).default({}),
   })
   .strict()
   .refine(
     (s) =>
       Object.keys(s.handled).length <= MAX_HANDLED &&
       Object.keys(s.warnings).length <= MAX_WARNINGS &&
-      Object.keys(s.poolsUnavailableUntil).length <= MAX_POOLS,
+      Object.keys(s.poolsUnavailableUntil).length <= MAX_POOLS &&
+      Object.keys(s.retiring).length <= MAX_RETIRING,
     {
-      message: `holds more than its bounds (${MAX_HANDLED} handled, ${MAX_WARNINGS} warnings, ${MAX_POOLS} pools)`,
+      message: `holds more than its bounds (${MAX_HANDLED} handled, ${MAX_WARNINGS} warnings, ${MAX_POOLS} pools, ${MAX_RETIRING} retiring)`,
     },
   );
 export type SpotState = z.infer<typeof SpotStateSchema>;
@@ -70,6 +96,7 @@ export const initialSpotState = (): SpotState => ({
   spotUnavailableUntil: null,
   breakerOpenUntil: null,
   breakerOpenedAt: null,
+  retiring: {},
 });
 
 const openAt = (until: number | null, now: number): boolean => until !== null && now < until;
@@ -129,8 +156,19 @@ export const boundSpotState = (s: SpotState): SpotState => ({
   poolsUnavailableUntil: keepWhere(s.poolsUnavailableUntil, () => true, MAX_POOLS),
 });
 
-/** The state with `instanceIds` no longer handled: their replacement call failed, so a redelivery acts. */
+const without = <T>(m: Record<string, T>, drop: ReadonlySet<string>): Record<string, T> =>
+  Object.fromEntries(Object.entries(m).filter(([id]) => !drop.has(id)));
+
+/**
+ * The state with `instanceIds` no longer handled and no longer retiring: their replacement call
+ * failed, so a redelivery acts.
+ */
 export function unmarkHandled(s: SpotState, instanceIds: readonly string[]): SpotState {
   const drop = new Set(instanceIds);
-  return { ...s, handled: Object.fromEntries(Object.entries(s.handled).filter(([id]) => !drop.has(id))) };
+  return { ...s, handled: without(s.handled, drop), retiring: without(s.retiring, drop) };
+}
+
+/** The state with `instanceIds` no longer retiring: terminated, or gone from their group. */
+export function clearRetiring(s: SpotState, instanceIds: readonly string[]): SpotState {
+  return { ...s, retiring: without(s.retiring, new Set(instanceIds)) };
 }

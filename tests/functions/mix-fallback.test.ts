@@ -123,6 +123,14 @@ function world(options: { mode?: 'shadow' | 'active'; killSwitch?: string } = {}
   });
   const ports: MixPorts = {
     parameters: { get: async (name) => parameters.get(name) ?? null, under: async () => [] },
+    retirements: {
+      read: async () => {
+        throw new Error('not used: nothing is retiring');
+      },
+      terminate: async () => {
+        throw new Error('not used: nothing is retiring');
+      },
+    },
     states: { readMany: async (ids) => new Map(ids.map((id) => [id, id === 'chat' ? FLOOR : undefined])) },
     items: {
       get: async (id) => (plans.has(id) ? { ...plans.get(id)!, spot: null } : null),

@@ -110,10 +110,12 @@ function world() {
     ports: {
       parameters,
       groups: {
-        health: async () => ({ desired: 10, inService: 10 }),
+        health: async () => ({ desired: 10, inService: 10, maxSize: 20 }),
         groupsOf: async () => new Map(),
         replace: async () => ({ detached: [], failed: [] }),
       },
+      capacity: { setDesiredCapacity: async () => ({ status: 'applied' }) },
+      retirements: { terminate: async () => 'terminated' },
       mixedInstances: group('spot'),
       items: store.port,
       legacySpot: { getMany: async () => new Map() },
@@ -123,6 +125,14 @@ function world() {
   const records: MixRecord[] = [];
   const ports: MixPorts = {
     parameters,
+    retirements: {
+      read: async () => {
+        throw new Error('not used: nothing is retiring');
+      },
+      terminate: async () => {
+        throw new Error('not used: nothing is retiring');
+      },
+    },
     states: { readMany: async (ids) => new Map(ids.map((id) => [id, id === TARGET ? FLOOR : undefined])) },
     items: mixItems,
     legacySpot: { get: async () => null, getMany: async () => new Map() },

@@ -5,8 +5,9 @@
  * launches with prototype keys ("constructor", "__proto__", ...), huge fields, bodies that are
  * not JSON, foreign events and poison records (an instance AWS refuses to detach).
  *
- * Outcomes: the run never throws; every valid record is handled once (its instance detached
- * exactly once, its message not returned); every invalid or poison record is returned alone
+ * Outcomes: the run never throws; every valid record is handled once (a warned instance detached
+ * exactly once, a retiring one recorded retiring once with the group raised by one for it, its
+ * message not returned); every invalid or poison record is returned alone
  * (batchItemFailures holds exactly those); no log field is longer than a clipped one.
  * Seeded (fast-check), so a failure replays; about 3 s on one core.
  */
@@ -15,6 +16,8 @@ import { describe, expect, it } from 'vitest';
 import type { SpotEventsPorts } from '#functions/spot-events/ports.ts';
 import { createSpotEventsHandler } from '#functions/spot-events/run.ts';
 import type { SpotEventsTelemetry } from '#functions/spot-events/types.ts';
+import { groupWrites } from '#shared/aws/group-capacity-writes.ts';
+import { groupRetirements } from '#shared/aws/group-retirements.ts';
 import { spotGroups } from '#shared/aws/spot-events.ts';
 import {
   ACCOUNT,
@@ -120,8 +123,15 @@ const recordArb: fc.Arbitrary<Rec> = fc.oneof(
     .map((v) => ({ kind: 'invalid' as const, body: JSON.stringify(v) ?? 'null', replaces: [] })),
 );
 
-/** The in-memory Auto Scaling client: instances 1-120 and the poison ones are in the group. */
-function autoScaling(members: Map<string, string>, detachedCount: Map<string, number>) {
+/**
+ * The in-memory Auto Scaling client: instances 1-120 and the poison ones are in the group, whose
+ * desired capacity SetDesiredCapacity sets (`group.desired`; MaxSize far above it).
+ */
+function autoScaling(
+  members: Map<string, string>,
+  detachedCount: Map<string, number>,
+  group: { desired: number },
+) {
   return {
     async send(command: { constructor: { name: string }; input: Record<string, unknown> }) {
       const input = command.input as { InstanceIds: string[]; AutoScalingGroupName?: string };
@@ -135,8 +145,14 @@ function autoScaling(members: Map<string, string>, detachedCount: Map<string, nu
         };
       if (command.constructor.name === 'DescribeAutoScalingGroupsCommand')
         return {
-          AutoScalingGroups: [{ AutoScalingGroupName: GROUP, DesiredCapacity: members.size, Instances: [] }],
+          AutoScalingGroups: [
+            { AutoScalingGroupName: GROUP, DesiredCapacity: group.desired, MaxSize: 100_000, Instances: [] },
+          ],
         };
+      if (command.constructor.name === 'SetDesiredCapacityCommand') {
+        group.desired = (command.input as { DesiredCapacity: number }).DesiredCapacity;
+        return {};
+      }
       if (command.constructor.name === 'DetachInstancesCommand') {
         if (input.InstanceIds.some((i) => Number.parseInt(i.slice(2), 16) >= POISON))
           throw Object.assign(new Error('The instance is not part of the group.'), {
@@ -179,13 +195,17 @@ describe('10,000 fuzzed SQS batches', () => {
     };
     let members = new Map<string, string>();
     let detached = new Map<string, number>();
+    const group = { desired: 0 };
+    const client = () => autoScaling(members, detached, group) as never;
     let items = memoryMixItems();
     const ports: SpotEventsPorts = {
       parameters: {
         get: async (n) => (n === POLICY_NAME ? JSON.stringify(POLICY) : n === KILL_NAME ? 'off' : null),
         under: async () => [],
       },
-      groups: spotGroups(() => autoScaling(members, detached) as never),
+      groups: spotGroups(client),
+      capacity: groupWrites(client),
+      retirements: groupRetirements(client),
       mixedInstances: {
         current: async () => {
           throw new Error('not used');
@@ -209,6 +229,7 @@ describe('10,000 fuzzed SQS batches', () => {
         batches++;
         members = new Map(MEMBERS);
         detached = new Map();
+        group.desired = MEMBERS.size;
         items = memoryMixItems({ plan: PLAN });
         const batch = { Records: recs.map((r, i) => ({ messageId: `m${i}`, body: r.body })) };
         const out = await run(batch, NOW, { account: ACCOUNT });
@@ -218,9 +239,14 @@ describe('10,000 fuzzed SQS batches', () => {
         );
         if (back.join() !== expected.join()) expect(back).toEqual(expected);
         const wanted = new Set(recs.flatMap((r) => r.replaces));
-        const once = [...wanted].every((i) => detached.get(i) === 1);
-        const onlyWanted = [...detached.keys()].every((i) => wanted.has(i));
-        if (!once || !onlyWanted) expect({ detached: [...detached], wanted: [...wanted] }).toBe('each once');
+        const retiring = Object.keys((await items.port.get('gpu'))?.spot?.retiring ?? {});
+        const once = [...wanted].every((i) => (detached.get(i) ?? 0) + (retiring.includes(i) ? 1 : 0) === 1);
+        const onlyWanted = [...detached.keys(), ...retiring].every((i) => wanted.has(i));
+        const raised = group.desired - MEMBERS.size === retiring.length;
+        if (!once || !onlyWanted || !raised)
+          expect({ detached: [...detached], retiring, wanted: [...wanted], desired: group.desired }).toBe(
+            'each once',
+          );
         valid += recs.filter((r) => r.kind === 'valid').length;
         returned += back.length;
       }),

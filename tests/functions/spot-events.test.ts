@@ -3,7 +3,12 @@
  * spot-events handler (functions/spot-events/handler.ts, its real adapters), every SDK client
  * mocked (tests/interruptions/aws-fakes.ts).
  */
-import { DetachInstancesCommand, UpdateAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
+import {
+  DetachInstancesCommand,
+  SetDesiredCapacityCommand,
+  TerminateInstanceInAutoScalingGroupCommand,
+  UpdateAutoScalingGroupCommand,
+} from '@aws-sdk/client-auto-scaling';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
@@ -94,7 +99,11 @@ const spotItem = () =>
   aws.table.get('MIX#gpu|PLAN') as
     | {
         version: number;
-        spot: { handled: Record<string, number>; poolsUnavailableUntil: Record<string, number> };
+        spot: {
+          handled: Record<string, number>;
+          poolsUnavailableUntil: Record<string, number>;
+          retiring: Record<string, { at: number; group: string }>;
+        };
       }
     | undefined;
 const decisions = () =>
@@ -137,11 +146,63 @@ describe('the spot-events handler', () => {
     expect(emf('DuplicatesIgnored')).toBe(1);
   });
 
-  it('a retirement Health event for two instances detaches both in one call', async () => {
-    await invoke(sqs(fixture('health-retirement')));
-    expect(aws.asg.commandCalls(DetachInstancesCommand).map((c) => c.args[0].input.InstanceIds)).toEqual([
-      [A, B],
+  it('a retirement Health event for two instances raises the group by 2 and records both retiring, detaching nothing', async () => {
+    expect(await invoke(sqs(fixture('health-retirement')))).toEqual({ batchItemFailures: [] });
+    expect(aws.asg.commandCalls(DetachInstancesCommand)).toHaveLength(0);
+    expect(aws.asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input)).toEqual([
+      { AutoScalingGroupName: GROUP, DesiredCapacity: 4, HonorCooldown: false },
     ]);
+    expect(aws.asg.commandCalls(TerminateInstanceInAutoScalingGroupCommand)).toHaveLength(0);
+    expect(aws.desiredOf(GROUP)).toBe(4);
+    const retiring = spotItem()?.spot.retiring;
+    expect(retiring).toEqual({ [A]: { at: NOW, group: GROUP }, [B]: { at: NOW, group: GROUP } });
+    expect(decisions()[0]!.reasons).toEqual(['RetirementStarted']);
+    expect(decisions()[0]!.message).toMatch(
+      /^Raised the group's desired capacity from 2 to 4 for 2 scheduled retirements/,
+    );
+    expect(emf('ReplacementsRequested')).toBe(2);
+
+    // The same event again while they wait for their replacements: duplicates, no call that writes.
+    aws.reset();
+    vi.resetModules();
+    expect(await invoke(sqs(fixture('health-retirement')))).toEqual({ batchItemFailures: [] });
+    expect(aws.asg.commandCalls(SetDesiredCapacityCommand)).toHaveLength(0);
+    expect(aws.desiredOf(GROUP)).toBe(4);
+    expect(emf('DuplicatesIgnored')).toBe(2);
+  });
+
+  it('a retirement the MaxSize leaves no room for is terminated at once without decrementing', async () => {
+    aws = fakeAws({
+      policy: POLICY,
+      members: new Map([
+        [A, GROUP],
+        [B, GROUP],
+      ]),
+      maxSize: 3,
+    });
+    aws.putItem({ pk: 'MIX#gpu', sk: 'PLAN', version: 1, state: PLAN_STATE, updatedAt: 'x' });
+    expect(await invoke(sqs(fixture('health-retirement')))).toEqual({ batchItemFailures: [] });
+    expect(
+      aws.asg.commandCalls(SetDesiredCapacityCommand).map((c) => c.args[0].input.DesiredCapacity),
+    ).toEqual([3]);
+    expect(
+      aws.asg.commandCalls(TerminateInstanceInAutoScalingGroupCommand).map((c) => c.args[0].input),
+    ).toEqual([{ InstanceId: B, ShouldDecrementDesiredCapacity: false }]);
+    expect(Object.keys(spotItem()!.spot.retiring)).toEqual([A]);
+    expect(decisions()[0]!.reasons).toEqual(['RetirementStarted', 'RetiredAtMaxSize']);
+  });
+
+  it('a surge AWS refuses leaves nothing retiring and returns the message, so the redelivery raises again', async () => {
+    aws.asg
+      .on(SetDesiredCapacityCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
+    expect(await invoke(sqs(fixture('health-retirement')))).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm0' }],
+    });
+    const spot = spotItem()!.spot;
+    expect(spot.retiring).toEqual({});
+    expect(spot.handled).toEqual({});
+    expect(output.join('')).toMatch(/autoscaling:SetDesiredCapacity 4 on group gpu-asg in us-east-1 failed/);
   });
 
   it('a rebalance recommendation detaches nothing and records why', async () => {

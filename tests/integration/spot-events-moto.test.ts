@@ -21,6 +21,11 @@
  *  - DescribeAutoScalingGroups' DesiredCapacity and InService instances, which the Health
  *    disruption budget reads back (issue 18), and per-record results: a malformed record beside
  *    a valid one comes back alone; a Health event that is not actionable makes no call.
+ *  - A Health retirement (issue 18): SetDesiredCapacity raises the group by one and moto launches
+ *    the replacement at once (InService from the start, so no wait is observable); the mix
+ *    function's reconcile (functions/mix/retirements.ts, its real adapter) then terminates the
+ *    retiring instance with TerminateInstanceInAutoScalingGroup, decrementing: it leaves the
+ *    group and desired capacity comes back.
  * What it does not model: EventBridge and SQS delivery (the batch is built here); spot as a
  * purchase option (every instance is a plain on-demand one, nothing is ever reclaimed); the two
  * minutes a warned instance runs on (a detached instance stays running in EC2 for ever); the
@@ -41,6 +46,10 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseMixConfig } from '#functions/mix/config.ts';
+import type { MixPorts } from '#functions/mix/ports.ts';
+import { reconcileRetirements } from '#functions/mix/retirements.ts';
+import { groupRetirements } from '#shared/aws/group-retirements.ts';
 import { dynamoMixItems } from '#shared/aws/mix-item.ts';
 import { dynamoMixStore } from '#shared/aws/mix-store.ts';
 import { mixedInstancesAdapter } from '#shared/aws/mixed-instances.ts';
@@ -299,44 +308,102 @@ describe.skipIf(!gate.available)('the spot-events handler on moto', () => {
     expect(await group()).toEqual(groupBefore);
   });
 
-  it('an upcoming EC2 retirement detaches the instance keeping desired capacity, and a malformed record beside it comes back alone', async () => {
+  it('an upcoming EC2 retirement raises the group by one keeping the instance, and a malformed record beside it comes back alone', async () => {
     const [victim] = await members();
+    const before = await group();
     const health = JSON.parse(fixture('health-retirement'));
     health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     health.detail = { ...health.detail, affectedEntities: [{ entityValue: victim }] };
     const event = batch(JSON.stringify(health), 'm-4');
     event.Records.push({ ...event.Records[0]!, messageId: 'm-5', body: '{"detail-type":"constructor"}' });
-    const { result, calls } = await invoke(event);
+    const sent = Date.now();
+    const { result, calls, reasons } = await invoke(event);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
-    expect(calls.filter((c) => c.name === 'DetachInstances').map((c) => c.input)).toEqual([
-      { AutoScalingGroupName: GROUP, InstanceIds: [victim], ShouldDecrementDesiredCapacity: false },
+    expect(reasons).toContain('RetirementStarted');
+    expect(calls.filter((c) => c.name === 'DetachInstances')).toEqual([]);
+    expect(calls.filter((c) => c.name === 'SetDesiredCapacity').map((c) => c.input)).toEqual([
+      { AutoScalingGroupName: GROUP, DesiredCapacity: before.DesiredCapacity! + 1, HonorCooldown: false },
     ]);
-    expect(await members()).not.toContain(victim);
-    expect((await group()).DesiredCapacity).toBe(4);
-    expect(Object.keys((await spotItem())!.spot!.handled)).toContain(victim);
+    const after = await group();
+    expect(after.DesiredCapacity).toBe(before.DesiredCapacity! + 1);
+    // The retiring instance stays and serves; moto launches its replacement at once.
+    expect(await members()).toContain(victim);
+    expect(after.Instances!.length).toBeGreaterThan(before.Instances!.length);
+    const retiring = (await spotItem())!.spot!.retiring;
+    expect(retiring).toEqual({ [victim!]: { at: expect.any(Number), group: GROUP } });
+    expect(retiring[victim!]!.at).toBeGreaterThanOrEqual(sent);
   });
 
-  it('the Health disruption budget reads the group back: budget 2 less the group shortfall is detached, lowest ids first; the rest held, the event comes back', async () => {
+  it('the same Health event again while it waits makes no write: a duplicate, the group as it was', async () => {
+    const [victim] = Object.keys((await spotItem())!.spot!.retiring);
+    const before = await group();
+    const health = JSON.parse(fixture('health-retirement'));
+    health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    health.detail = { ...health.detail, affectedEntities: [{ entityValue: victim }] };
+    const { result, calls, reasons } = await invoke(batch(JSON.stringify(health), 'm-6'));
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(reasons).toContain('DuplicateIgnored');
+    expect(calls.map((c) => c.name).filter((n) => /^(Set|Terminate|Detach|Update)/.test(n))).toEqual([]);
+    expect(await group()).toEqual(before);
+  });
+
+  it("the mix function's reconcile terminates it, decrementing, once the group serves without it, and clears it; a second run calls nothing that writes", async () => {
+    const [victim] = Object.keys((await spotItem())!.spot!.retiring);
+    const before = await group();
+    const ctx = {
+      config: parseMixConfig({
+        POLICY_PARAMETER_NAME: POLICY_NAME,
+        STATE_TABLE_NAME: TABLE,
+        KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
+        GOVERNOR_MODE: 'active',
+      }),
+      ports: {
+        retirements: groupRetirements(() => asg),
+        items: dynamoMixItems(doc, TABLE),
+      } as unknown as MixPorts,
+      now: Date.now(),
+      withheld: null,
+      recordBase: () => {
+        throw new Error('not used');
+      },
+    };
+    const target = parsePolicyText(POLICY_TEXT);
+    if (!target.ok) throw new Error('examples/capacity-mix.yaml is not a valid policy');
+    const t = target.policy.targets[0]!;
+    const out = await reconcileRetirements(ctx, t, await spotItem());
+    expect(out).toMatchObject({
+      reasons: ['RetirementTerminated'],
+      terminated: [victim],
+      failed: [],
+      stored: 'written',
+    });
+    const after = await group();
+    expect(after.DesiredCapacity).toBe(before.DesiredCapacity! - 1);
+    expect(after.Instances!.map((i) => i.InstanceId)).not.toContain(victim);
+    expect((await spotItem())!.spot!.retiring).toEqual({});
+    // Nothing retiring: no call at all.
+    const send = vi.spyOn(AutoScalingClient.prototype, 'send');
+    expect(await reconcileRetirements(ctx, t, await spotItem())).toBeNull();
+    expect(send).not.toHaveBeenCalled();
+    send.mockRestore();
+  });
+
+  it('the Health disruption budget reads the group back: budget 2 less the group shortfall is raised for, lowest ids first; the rest held, the event comes back', async () => {
     const g = await group();
     const inService = g.Instances!.filter((i) => i.LifecycleState === 'InService').length;
-    // moto launched one replacement after the two detaches: 3 InService of desired 4.
-    expect([g.DesiredCapacity, inService]).toEqual([4, 3]);
-    const room = 2 - (4 - inService);
+    const room = 2 - Math.max(0, g.DesiredCapacity! - inService);
+    expect(room).toBeGreaterThan(0);
     const before = await members();
     const health = JSON.parse(fixture('health-retirement'));
     health.time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     health.detail = { ...health.detail, affectedEntities: before.map((entityValue) => ({ entityValue })) };
-    const { result, calls, reasons } = await invoke(batch(JSON.stringify(health), 'm-6'));
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-6' }] });
+    const { result, calls, reasons } = await invoke(batch(JSON.stringify(health), 'm-7'));
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-7' }] });
     expect(reasons).toContain('HealthBudgetHeld');
     expect(calls.map((c) => c.name)).toContain('DescribeAutoScalingGroups');
-    expect(calls.filter((c) => c.name === 'DetachInstances').map((c) => c.input)).toEqual([
-      {
-        AutoScalingGroupName: GROUP,
-        InstanceIds: before.slice(0, room),
-        ShouldDecrementDesiredCapacity: false,
-      },
+    expect(calls.filter((c) => c.name === 'SetDesiredCapacity').map((c) => c.input)).toEqual([
+      { AutoScalingGroupName: GROUP, DesiredCapacity: g.DesiredCapacity! + room, HonorCooldown: false },
     ]);
-    expect(await members()).not.toContain(before[0]);
+    expect(Object.keys((await spotItem())!.spot!.retiring).sort()).toEqual(before.slice(0, room));
   });
 });

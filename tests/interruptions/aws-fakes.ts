@@ -1,8 +1,9 @@
 /**
  * The AWS side of the spot-events replays, on aws-sdk-client-mock: a state table held in memory
  * that honours the version conditions of PutItem, an Auto Scaling with groups of instances that
- * DetachInstances really removes (desired capacity kept), and the SSM parameters. Every call is
- * counted by the mocks (calls()).
+ * DetachInstances really removes (desired capacity kept), SetDesiredCapacity really sets (within
+ * MaxSize) and TerminateInstanceInAutoScalingGroup really removes (decrementing when asked), and
+ * the SSM parameters. Every call is counted by the mocks (calls()).
  */
 import {
   AutoScalingClient,
@@ -10,6 +11,8 @@ import {
   DescribeAutoScalingInstancesCommand,
   DescribeWarmPoolCommand,
   DetachInstancesCommand,
+  SetDesiredCapacityCommand,
+  TerminateInstanceInAutoScalingGroupCommand,
   UpdateAutoScalingGroupCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -80,7 +83,13 @@ export const spotEventsConfig = (mode: 'active' | 'shadow' = 'active') =>
 
 type Item = Record<string, unknown>;
 
-export function fakeAws(options: { policy: unknown; kill?: string; members: Map<string, string> }) {
+export function fakeAws(options: {
+  policy: unknown;
+  kill?: string;
+  members: Map<string, string>;
+  /** Every group's MaxSize (default 100). */
+  maxSize?: number;
+}) {
   const table = new Map<string, Item>();
   const key = (k: { pk?: unknown; sk?: unknown }) => `${String(k.pk)}|${String(k.sk)}`;
   const ssm = mockClient(SSMClient);
@@ -88,6 +97,11 @@ export function fakeAws(options: { policy: unknown; kill?: string; members: Map<
   const ddb = mockClient(DynamoDBDocumentClient);
   mockClient(DynamoDBClient);
   const members = options.members;
+  const maxSize = options.maxSize ?? 100;
+  /** A group's desired capacity once set (SetDesiredCapacity, a decrement); until then its member count. */
+  const desired = new Map<string, number>();
+  const desiredOf = (name: string) =>
+    desired.get(name) ?? [...members.values()].filter((g) => g === name).length;
   let policyText = JSON.stringify(options.policy);
   let kill = options.kill ?? 'off';
 
@@ -133,8 +147,9 @@ export function fakeAws(options: { policy: unknown; kill?: string; members: Map<
   asg.on(DescribeAutoScalingGroupsCommand).callsFake(async (input: { AutoScalingGroupNames: string[] }) => ({
     AutoScalingGroups: input.AutoScalingGroupNames.map((name) => ({
       AutoScalingGroupName: name,
-      // Whole: every member InService at desired (the Health disruption budget reads it).
-      DesiredCapacity: [...members.values()].filter((g) => g === name).length,
+      // Every member InService; desired its member count until set (the Health disruption budget reads it).
+      DesiredCapacity: desiredOf(name),
+      MaxSize: maxSize,
       Instances: [...members]
         .filter(([, g]) => g === name)
         .map(([i]) => ({ InstanceId: i, LifecycleState: 'InService' })),
@@ -146,6 +161,39 @@ export function fakeAws(options: { policy: unknown; kill?: string; members: Map<
       },
     })),
   }));
+  asg
+    .on(SetDesiredCapacityCommand)
+    .callsFake(async (input: { AutoScalingGroupName: string; DesiredCapacity: number }) => {
+      if (input.DesiredCapacity > maxSize)
+        throw awsError(
+          'ValidationError',
+          `New SetDesiredCapacity value ${input.DesiredCapacity} is above max value ${maxSize} for the AutoScalingGroup.`,
+        );
+      desired.set(input.AutoScalingGroupName, input.DesiredCapacity);
+      return {};
+    });
+  asg
+    .on(TerminateInstanceInAutoScalingGroupCommand)
+    .callsFake(async (input: { InstanceId: string; ShouldDecrementDesiredCapacity: boolean }) => {
+      const group = members.get(input.InstanceId);
+      if (!group)
+        throw awsError(
+          'ValidationError',
+          `Instance Id not found - No managed instance found for instance ID: ${input.InstanceId}`,
+        );
+      const before = desiredOf(group);
+      members.delete(input.InstanceId);
+      desired.set(group, input.ShouldDecrementDesiredCapacity ? before - 1 : before);
+      return {
+        Activity: {
+          ActivityId: 'a-1',
+          AutoScalingGroupName: group,
+          Cause: 'terminated',
+          StartTime: new Date(0),
+          StatusCode: 'InProgress',
+        },
+      };
+    });
   asg.on(DescribeWarmPoolCommand).resolves({});
   asg.on(UpdateAutoScalingGroupCommand).resolves({});
 
@@ -155,6 +203,8 @@ export function fakeAws(options: { policy: unknown; kill?: string; members: Map<
     ddb,
     table,
     members,
+    /** A group's desired capacity as the fake holds it. */
+    desiredOf,
     setKill: (v: string) => {
       kill = v;
     },

@@ -33,15 +33,58 @@ describe('handleSpotBatch', () => {
     expect(plan.spot).toBeGreaterThanOrEqual(5);
   });
 
-  it('asks for the replacement of each warned or retired instance once, in one action', () => {
+  it('asks for the replacement of each warned instance once, in one action; a retirement is decided apart', () => {
     const r = step(null, [warning(1), warning(2), retirement(3), warning(1, 0.5, 'again')], at(1));
     expect(r.actions.filter((a) => a.kind === 'replace')).toHaveLength(1);
-    expect(replaced(r).sort()).toEqual([instance(1), instance(2), instance(3)]);
+    expect(replaced(r).sort()).toEqual([instance(1), instance(2)]);
     expect(r.duplicates).toEqual(['again']);
-    expect(r.decisions.map((d) => d.reasons[0])).toEqual(['InstanceReplaced', 'DuplicateIgnored']);
+    expect(r.decisions.map((d) => d.reasons[0])).toEqual([
+      'InstanceReplaced',
+      'RetirementStarted',
+      'DuplicateIgnored',
+    ]);
+    expect(r.decisions[0]!.message).toMatch(/replace 2 instances .*2 interruption warnings/);
+    // No group given (shadow mode): said, nothing raised, nothing recorded as retiring.
+    expect(r.decisions[1]!.message).toMatch(/^Would raise the group's desired capacity by 1 /);
+    expect(r.actions.some((a) => a.kind === 'retire')).toBe(false);
+    expect(r.state.retiring).toEqual({});
+  });
+
+  it('a retirement on the group as read back: raised by one up to MaxSize and recorded retiring, the rest terminated at once', () => {
+    const group = { name: 'gpu-asg', health: { desired: 9, inService: 9, maxSize: 10 } };
+    const r = handleSpotBatch({
+      state: null,
+      events: [retirement(4), retirement(3)],
+      policy,
+      plan,
+      now: at(2),
+      group,
+    });
+    expect(r.actions).toEqual([
+      {
+        kind: 'retire',
+        groupName: 'gpu-asg',
+        surged: [instance(3)],
+        terminateNow: [instance(4)],
+        desired: 10,
+      },
+    ]);
+    expect(r.state.retiring).toEqual({ [instance(3)]: { at: at(2), group: 'gpu-asg' } });
+    expect(r.decisions[0]!.reasons).toEqual(['RetirementStarted', 'RetiredAtMaxSize']);
     expect(r.decisions[0]!.message).toMatch(
-      /replace 3 instances .*2 interruption warnings, 1 scheduled retirements/,
+      /^Raised the group's desired capacity from 9 to 10 for 1 scheduled retirements: .*; terminated 1 retiring instances at once, without decrementing, since the group is at its MaxSize/,
     );
+    // Delivered again while it waits for its replacement (still in its group): a duplicate, nothing raised.
+    const again = handleSpotBatch({
+      state: r.state,
+      events: [retirement(3)],
+      policy,
+      plan,
+      now: at(3),
+      group,
+    });
+    expect(again.actions).toEqual([]);
+    expect(again.duplicates).toHaveLength(1);
   });
 
   it('an instance warned and then retired in a later batch is not replaced again', () => {

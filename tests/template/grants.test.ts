@@ -27,10 +27,11 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it("sees the mix function read floors, plans, spot state, demand and the policy, set groups' MixedInstancesPolicy and variant weights, and keep its plans and records", () => {
+  it("sees the mix function read floors, plans, spot state, demand and the policy, set groups' MixedInstancesPolicy and variant weights, terminate replaced retirements, and keep its plans and records", () => {
     expect(callsOf('MixFunction')).toEqual([
       'autoscaling:describeautoscalinggroups',
       'autoscaling:describewarmpool',
+      'autoscaling:terminateinstanceinautoscalinggroup',
       'autoscaling:updateautoscalinggroup',
       'cloudwatch:getmetricdata',
       'dynamodb:batchgetitem',
@@ -44,12 +45,14 @@ describe('calls and grants in template.yaml', () => {
     ]);
   });
 
-  it('sees the spot-events function find instances and groups, detach for replacement, shift the mix and keep its SPOT items', () => {
+  it('sees the spot-events function find instances and groups, detach for replacement, raise groups for retirements, shift the mix and keep its SPOT items', () => {
     expect(callsOf('SpotEventsFunction')).toEqual([
       'autoscaling:describeautoscalinggroups',
       'autoscaling:describeautoscalinginstances',
       'autoscaling:describewarmpool',
       'autoscaling:detachinstances',
+      'autoscaling:setdesiredcapacity',
+      'autoscaling:terminateinstanceinautoscalinggroup',
       'autoscaling:updateautoscalinggroup',
       'dynamodb:batchgetitem',
       'dynamodb:getitem',
