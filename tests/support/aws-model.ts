@@ -30,10 +30,12 @@ export const SERVICE_FOLDERS: Readonly<Record<string, string>> = {
   'com.amazonaws.cloudformation': 'cloudformation',
   'com.amazonaws.cloudwatch': 'cloudwatch',
   'com.amazonaws.dynamodb': 'dynamodb',
+  'com.amazonaws.ec2': 'ec2',
   'com.amazonaws.globalaccelerator': 'globalaccelerator',
   'com.amazonaws.route53': 'route53',
   'com.amazonaws.route53recoverycluster': 'route53-recovery-cluster',
   'com.amazonaws.sagemaker': 'sagemaker',
+  'com.amazonaws.savingsplans': 'savingsplans',
   'com.amazonaws.sfn': 'stepfunctions',
   'com.amazonaws.ssm': 'ssm',
 };
