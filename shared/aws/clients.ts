@@ -102,7 +102,7 @@ export function clientConfig(options: ClientOptions, region = options.region) {
   };
 }
 
-function perRegion<T>(make: (region: string) => T): (region: string) => T {
+export function perRegion<T>(make: (region: string) => T): (region: string) => T {
   const cache = new Map<string, T>();
   return (region) => {
     let client = cache.get(region);
@@ -120,13 +120,13 @@ export type ForecastClients = {
 } & Pick<Clients, 'cloudWatch' | 'appAutoScaling' | 'autoScaling'>;
 
 /** Every client bounded by the invocation deadline, then instrumented when tracing is on. */
-function finisher(options: ClientOptions) {
+export function finisher(options: ClientOptions) {
   const instrument = options.instrument ?? (<C>(c: C) => c);
   return <C extends object>(client: C): C => boundedByDeadline(instrument(client) as C & Sendable);
 }
 
 /** The DynamoDB document client; removeUndefinedValues: optional record fields are left out instead of failing the write. */
-const documentClient = (config: ReturnType<typeof clientConfig>) =>
+export const documentClient = (config: ReturnType<typeof clientConfig>) =>
   DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -1,0 +1,89 @@
+/**
+ * The commitments function's flow, once an hour (docs/capacity-mix.md, "Commitments that exist"):
+ * read the policy; for each region its capacity-mix targets run in, read what is committed there
+ * (one read for every type the targets commit: Reserved Instances, capacity reservations, Savings
+ * Plans), store it (COMMIT#<region>, which the mix function plans on) and check each target's
+ * commitment against it (shared/commit/exists.ts): its shortfall is the CommitmentShortfall
+ * metric, alarmed in template.yaml, and its sentence a log line. A region whose read fails is
+ * counted (CommitmentReadFailures) and its targets are checked on the last stored read while it is
+ * fresh, else as unread; the other regions go on.
+ */
+
+import type { CommitmentsPort } from '../../shared/aws/commitments.ts';
+import type { CommitmentsStorePort } from '../../shared/aws/commitments-store.ts';
+import { type CommitCheck, checkCommitment, type ExistingCommitments } from '../../shared/commit/exists.ts';
+import { errorText } from '../../shared/invocation/errors.ts';
+import type { TargetPolicy } from '../../shared/policy/schema.ts';
+import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
+import { readPolicy } from '../../shared/policy-store/read.ts';
+import type { CommitmentsConfig } from './config.ts';
+
+export interface CommitmentsPorts {
+  parameters: ParametersPort;
+  commitments: CommitmentsPort;
+  store: CommitmentsStorePort;
+}
+
+export interface CommitmentsTelemetry {
+  /** One per target: the check, logged whole; its shortfall (instances) as a metric. */
+  checked(check: CommitCheck): void;
+  /** A region's read or store failed: counted and logged. */
+  readFailed(region: string, message: string): void;
+}
+
+export interface CommitmentsReport {
+  regions: { region: string; read: boolean }[];
+  checks: CommitCheck[];
+}
+
+export class CommitmentsPolicyError extends Error {
+  override name = 'CommitmentsPolicyError';
+}
+
+/** The targets a commitment can be checked for: a capacityMix naming its committed type. */
+const committing = (t: TargetPolicy) => t.capacityMix?.committed.instanceType !== undefined;
+
+export function createCommitmentsRunner(deps: {
+  config: CommitmentsConfig;
+  ports: CommitmentsPorts;
+  telemetry: CommitmentsTelemetry;
+}) {
+  return async (now: number): Promise<CommitmentsReport> => {
+    const merged = await readPolicy(deps.ports.parameters, deps.config.POLICY_PARAMETER_NAME);
+    if (!merged.ok) throw new CommitmentsPolicyError(`no valid policy: ${merged.problems.join('; ')}`);
+    const targets = merged.policy.targets.filter(committing);
+    const regions = [...new Set(targets.map((t) => t.region))].sort();
+    const report: CommitmentsReport = { regions: [], checks: [] };
+    for (const region of regions) {
+      const here = targets.filter((t) => t.region === region);
+      const types = [...new Set(here.map((t) => t.capacityMix!.committed.instanceType!))].sort();
+      let read: ExistingCommitments | null = null;
+      try {
+        read = await deps.ports.commitments.read(region, types, now);
+        await deps.ports.store.write(read);
+      } catch (error) {
+        deps.telemetry.readFailed(region, errorText(error));
+        // The last stored read still decides while it is fresh (checkCommitment: 3 hours).
+        read = await deps.ports.store.read(region).catch(() => null);
+      }
+      report.regions.push({ region, read: read !== null && read.readAt === now });
+      for (const t of here) {
+        const mix = t.capacityMix!;
+        const check = checkCommitment(
+          {
+            targetId: t.id,
+            region,
+            zones: mix.zones ?? null,
+            instances: mix.committed.instances,
+            instanceType: mix.committed.instanceType ?? null,
+          },
+          read,
+          now,
+        );
+        deps.telemetry.checked(check);
+        report.checks.push(check);
+      }
+    }
+    return report;
+  };
+}
