@@ -23,6 +23,7 @@ export const IAM_PREFIX_BY_PACKAGE: Readonly<Record<string, string>> = {
   '@aws-sdk/client-route-53': 'route53',
   '@aws-sdk/client-route53-recovery-cluster': 'route53-recovery-cluster',
   '@aws-sdk/client-s3': 's3',
+  '@aws-sdk/client-savingsplans': 'savingsplans',
   '@aws-sdk/client-sagemaker': 'sagemaker',
   '@aws-sdk/client-scheduler': 'scheduler',
   '@aws-sdk/client-sfn': 'states',

@@ -20,6 +20,17 @@ import {
 } from '#shared/deploy/bundle.ts';
 import { type Loose, template } from './load.ts';
 
+/**
+ * Functions allowed past the 1 MB budget, each with its own ceiling and why (issue 22, item 2).
+ * CommitmentsFunction: 1.34 MB, of which @aws-sdk/client-ec2 is 549 KB: the EC2 client's
+ * serializers for every EC2 operation are one module esbuild cannot tree-shake down to the two
+ * Describe calls used. The function runs once an hour, so the larger cold start is paid at most
+ * 24 times a day, off every scaling path; no other bundle carries the client (the test below), and
+ * the 1 MB budget stays for every function that decides or acts. Reading EC2 with a hand-signed
+ * query request instead would be a second, untested EC2 client.
+ */
+const OWN_BUDGET: Readonly<Record<string, number>> = { CommitmentsFunction: 1_400_000 };
+
 const builds = functionBuilds(template, process.cwd());
 const bundles = new Map<string, Bundle>();
 /** The template's esbuild functions, read from the template itself, not listed here. */
@@ -46,13 +57,23 @@ describe('the function bundles', () => {
       expect(b.options).toMatchObject({ format: 'esm', minify: true, target: 'es2024' });
   });
 
-  it.each(esbuildFunctions)('%s is under 1 MB', (id) => {
+  it.each(esbuildFunctions)('%s is under 1 MB (or its own budget, argued below)', (id) => {
     const b = bundles.get(id) as Bundle;
     const top = b.largest
       .slice(0, 5)
       .map((x) => `${x.name} ${Math.round(x.bytes / 1024)} KB`)
       .join(', ');
-    expect(b.bytes, `${id}: ${b.bytes} bytes; largest: ${top}`).toBeLessThan(BUNDLE_BUDGET_BYTES);
+    expect(b.bytes, `${id}: ${b.bytes} bytes; largest: ${top}`).toBeLessThan(
+      OWN_BUDGET[id] ?? BUNDLE_BUDGET_BYTES,
+    );
+  });
+
+  it('only the commitments function carries the EC2 and Savings Plans clients', () => {
+    for (const [id, b] of bundles) {
+      const names = b.largest.map((x) => x.name);
+      const carries = names.includes('@aws-sdk/client-ec2') || names.includes('@aws-sdk/client-savingsplans');
+      expect(carries, id).toBe(id === 'CommitmentsFunction');
+    }
   });
 
   it("takes zod's schemas without its 40 locales (import * as z: 'import { z }' pulled in 258 KB of messages)", () => {

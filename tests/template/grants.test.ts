@@ -16,6 +16,7 @@ const callsOf = (id: string) => [...(found.find((c) => c.id === id)?.calls.keys(
 describe('calls and grants in template.yaml', () => {
   it('finds every function and state machine of the template with its role, the failover ones included', () => {
     expect(found.map((c) => `${c.id} as ${c.principal}`).sort()).toEqual([
+      'CommitmentsFunction as CommitmentsFunctionRole',
       'EvaluateFunction as EvaluateFunctionRole',
       'FailoverActFunction as FailoverActFunctionRole',
       'FailoverFunction as FailoverFunctionRole',
