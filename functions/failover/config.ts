@@ -5,6 +5,23 @@
 import * as z from 'zod';
 import { envMode, envName as name, parseEnvironment } from '../../shared/invocation/config.ts';
 
+/**
+ * One of the stack's routing grants, comma-separated (a CommaDelimitedList parameter joined); ''
+ * is an empty list. Absent (a stack or test that does not pass it): undefined, not checked.
+ */
+const grantList = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined
+        ? undefined
+        : v
+            .split(',')
+            .map((x) => x.trim())
+            .filter((x) => x !== ''),
+    );
+
 export const FailoverConfigSchema = z.object({
   POLICY_PARAMETER_NAME: name('the SSM parameter holding the policy YAML'),
   STATE_TABLE_NAME: name('the DynamoDB table for the FAILOVER# items and records'),
@@ -23,6 +40,16 @@ export const FailoverConfigSchema = z.object({
     .enum(['standby', 'primary'], { message: 'must be "standby" or "primary"' })
     .default('standby'),
   METRIC_NAMESPACE: z.string().min(1).default('Governor'),
+  /**
+   * The act function's routing grants, as the stack's parameters give them (FailoverHostedZoneId,
+   * FailoverRecordNames, FailoverRecordTypes, FailoverRoutingControlArns, FailoverEndpointGroupArns):
+   * every run holds the policy's failover groups against them (./grants.ts).
+   */
+  FAILOVER_HOSTED_ZONE_ID: z.string().optional(),
+  FAILOVER_RECORD_NAMES: grantList(),
+  FAILOVER_RECORD_TYPES: grantList(),
+  FAILOVER_ROUTING_CONTROL_ARNS: grantList(),
+  FAILOVER_ENDPOINT_GROUP_ARNS: grantList(),
   /** Ticks older than this are refused: the next one-minute tick runs instead. */
   MAX_TICK_AGE_SECONDS: z.coerce.number().int().positive().default(120),
   AUDIT_TTL_DAYS: z.coerce.number().int().positive().default(30),

@@ -6,23 +6,32 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { createClients, regionalDocumentClient } from '../../shared/aws/clients.ts';
-import { withDeadline } from '../../shared/aws/deadline.ts';
+import {
+  type ClientOptions,
+  clientConfig,
+  createSageMakerClients,
+  regionalDocumentClient,
+} from '../../shared/aws/clients.ts';
+import { boundedByDeadline, type Sendable, withDeadline } from '../../shared/aws/deadline.ts';
 import { createTracing } from '../../shared/aws/tracing.ts';
 import { accountOfArn } from '../../shared/events/routing.ts';
 import { RESERVE_MS } from '../../shared/invocation/budget.ts';
 import { parseFailoverConfig } from './config.ts';
-import { awsFailoverPorts } from './ports.ts';
+import { awsFailoverPorts, type FailoverClients } from './ports.ts';
 import { createFailoverEvaluator } from './run.ts';
 
 const config = parseFailoverConfig(process.env);
 const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'governor-failover' });
-// RoutingDrift by [GroupId] alone (no default `service` dimension): the template's alarm reads
-// SCHEMA(Governor, GroupId).
+// RoutingDrift and RoutingGrantMismatch by [GroupId] alone (no default `service` dimension): the
+// template's alarms read SCHEMA(Governor, GroupId).
 const metrics = new Metrics({ namespace: config.METRIC_NAMESPACE });
 metrics.clearDefaultDimensions();
 // Off unless the stack's Tracing parameter turns it on (shared/aws/tracing.ts).
@@ -43,10 +52,37 @@ const dynamoFor = (region: string) => {
   }
   return c;
 };
+/**
+ * createClients' clients but Application Auto Scaling, which this function never calls: built
+ * here, its 11 KB stay out of the bundle (the 1 MB budget, tests/template/bundle.test.ts). Each
+ * bounded by the invocation deadline and instrumented when tracing is on, as createClients' are.
+ */
+function failoverClients(o: ClientOptions): FailoverClients {
+  const finish = <C extends Sendable>(c: C): C => boundedByDeadline(o.instrument ? o.instrument(c) : c);
+  const regional = <C extends Sendable>(make: (config: ReturnType<typeof clientConfig>) => C) => {
+    const made = new Map<string, C>();
+    return (region: string): C => {
+      const c = made.get(region) ?? finish(make(clientConfig(o, region)));
+      made.set(region, c);
+      return c;
+    };
+  };
+  return {
+    home: {
+      dynamo: regionalDocumentClient(o, o.region),
+      ssm: finish(new SSMClient(clientConfig(o))),
+      sfn: finish(new SFNClient(clientConfig(o))),
+    },
+    cloudWatch: regional((c) => new CloudWatchClient(c)),
+    sageMaker: createSageMakerClients(o),
+    autoScaling: regional((c) => new AutoScalingClient(c)),
+  };
+}
+
 const run = createFailoverEvaluator({
   config,
   ports: awsFailoverPorts(
-    createClients(options),
+    failoverClients(options),
     dynamoFor,
     config.STATE_TABLE_NAME,
     config.PEER_STATE_TABLE_NAME,
@@ -61,6 +97,11 @@ const run = createFailoverEvaluator({
     drift: (groupId, minutes) => {
       metrics.addDimension('GroupId', groupId);
       metrics.addMetric('RoutingDrift', MetricUnit.NoUnit, minutes);
+      metrics.publishStoredMetrics();
+    },
+    grantMismatch: (groupId, fields) => {
+      metrics.addDimension('GroupId', groupId);
+      metrics.addMetric('RoutingGrantMismatch', MetricUnit.Count, fields);
       metrics.publishStoredMetrics();
     },
   },

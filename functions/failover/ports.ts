@@ -32,8 +32,11 @@ export interface FailoverPorts {
   routing: RoutingReadPort;
 }
 
+/** The clients the health evaluation uses: createClients' but Application Auto Scaling. */
+export type FailoverClients = Omit<Clients, 'appAutoScaling'>;
+
 export function awsFailoverPorts(
-  clients: Clients,
+  clients: FailoverClients,
   dynamoFor: (region: string) => DynamoDBDocumentClient,
   tableName: string,
   peerTableName: string,

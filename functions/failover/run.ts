@@ -27,6 +27,7 @@ import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
 import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import type { FailoverConfig } from './config.ts';
+import { grantProblems } from './grants.ts';
 import { clipped, readRegions } from './observe.ts';
 import type { FailoverPorts } from './ports.ts';
 import { type Memory, memoryOf, NO_MEMORY, observeRouting, settle } from './reconcile.ts';
@@ -65,6 +66,8 @@ export interface FailoverTelemetry {
   decision(record: Record<string, unknown>): void;
   /** The RoutingDrift metric of a group: minutes its routing has differed from the planner's intent. */
   drift?(groupId: string, minutes: number): void;
+  /** The RoutingGrantMismatch metric of a group: its routing fields the stack's grants do not cover. */
+  grantMismatch?(groupId: string, fields: number): void;
 }
 
 export interface FailoverDeps {
@@ -93,6 +96,7 @@ export function createFailoverEvaluator(deps: FailoverDeps) {
     const groups = resolveFailoverGroups(policy).filter((g) =>
       g.members.some((m) => m.region === deps.config.AWS_REGION && m.baseWeight === 0),
     );
+    checkGrants(deps, groups);
     const judged =
       deps.config.GOVERNOR_MODE === 'shadow'
         ? null
@@ -101,6 +105,28 @@ export function createFailoverEvaluator(deps: FailoverDeps) {
     for (const g of groups) outcomes.push(await evaluateGroup(deps, policy, g, event.id, now, judged));
     return { eventId: event.id, ignored: null, groups: outcomes };
   };
+}
+
+/**
+ * The stack's routing grants against the policy's groups (./grants.ts), every run, in every mode:
+ * one error line per field out of them, and RoutingGrantMismatch per group (0 once it matches).
+ */
+function checkGrants(deps: FailoverDeps, groups: readonly ResolvedGroup[]): void {
+  const c = deps.config;
+  const problems = grantProblems(groups, {
+    hostedZoneId: c.FAILOVER_HOSTED_ZONE_ID,
+    recordNames: c.FAILOVER_RECORD_NAMES,
+    recordTypes: c.FAILOVER_RECORD_TYPES,
+    routingControlArns: c.FAILOVER_ROUTING_CONTROL_ARNS,
+    endpointGroupArns: c.FAILOVER_ENDPOINT_GROUP_ARNS,
+  });
+  for (const p of problems)
+    deps.telemetry.error(`RoutingGrantMismatch: ${clip(p.message, 600)}`, {
+      groupId: p.groupId,
+      field: p.field,
+    });
+  for (const g of groups)
+    deps.telemetry.grantMismatch?.(g.id, problems.filter((p) => p.groupId === g.id).length);
 }
 
 interface Stored {

