@@ -173,12 +173,15 @@ describe('the spot-events path', () => {
     'SpotEventsSource',
     'SpotBreakerOpenedAlarm',
     'SpotEventsDeadLettersAlarm',
+    'RetirementsOverdueAlarm',
   ];
 
   it('exists only when Governor manages Auto Scaling groups', () => {
     for (const id of SPOT_RESOURCES) expect(resource(id).Condition, id).toBe('ManagesAutoScalingGroups');
     expect(Object.keys(managed.Resources)).toEqual(expect.arrayContaining(SPOT_RESOURCES));
-    expect(Object.keys(unmanaged.Resources).filter((id) => id.startsWith('Spot'))).toEqual([]);
+    expect(
+      Object.keys(unmanaged.Resources).filter((id) => id.startsWith('Spot') || id.startsWith('Retirements')),
+    ).toEqual([]);
   });
 
   it('gets every variable its config schema reads', () => {
@@ -281,8 +284,40 @@ describe('the alarms and the dashboard of the capacity mix', () => {
     );
   });
 
+  it('alarms on retirements overdue with the metric the mix function emits every run, [service] = governor', async () => {
+    expect(alarm('RetirementsOverdueAlarm')).toBe(
+      'SELECT SUM(RetirementsOverdue) FROM SCHEMA(Governor, service)',
+    );
+    expect(props('RetirementsOverdueAlarm')).toMatchObject({
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    const lines: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof write;
+    try {
+      const { Logger } = await import('@aws-lambda-powertools/logger');
+      const { Metrics } = await import('@aws-lambda-powertools/metrics');
+      const { powertoolsMixTelemetry } = await import('#functions/mix/telemetry.ts');
+      powertoolsMixTelemetry(new Logger(), new Metrics({ namespace: 'Governor' })).count?.(
+        'RetirementsOverdue',
+        2,
+      );
+    } finally {
+      process.stdout.write = write;
+    }
+    const emf = JSON.parse(lines.join('').trim().split('\n').at(-1)!);
+    expect(emf._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Governor', Dimensions: [['service']] });
+    expect([emf.service, emf.RetirementsOverdue]).toEqual(['governor', 2]);
+  });
+
   it('sends both, and the mix function errors, to the alarm topic', () => {
-    for (const id of ['BudgetCappedAlarm', 'SpotBreakerOpenedAlarm', 'MixErrorsAlarm'])
+    for (const id of [
+      'BudgetCappedAlarm',
+      'SpotBreakerOpenedAlarm',
+      'MixErrorsAlarm',
+      'RetirementsOverdueAlarm',
+    ])
       expect(props(id).AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
   });
 
