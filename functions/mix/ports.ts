@@ -1,6 +1,7 @@
 /** Every adapter the mix function uses, built from one set of SDK clients. */
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { ForecastClients } from '../../shared/aws/clients.ts';
+import { type CommitmentsStorePort, commitmentsStore } from '../../shared/aws/commitments-store.ts';
 import { cloudWatchHistory, type HistoryPort } from '../../shared/aws/demand-history.ts';
 import { dynamoFallbackStore, type FallbackStorePort } from '../../shared/aws/fallback-store.ts';
 import { type GroupRetirementsPort, groupRetirements } from '../../shared/aws/group-retirements.ts';
@@ -35,6 +36,8 @@ export interface MixPorts {
   fallbacks: FallbackStorePort;
   /** Endpoints with a variant fallback: their variants read, weights and counts written. */
   endpoints: VariantWeightsPort;
+  /** The commitments function's reads (COMMIT#<region>); absent: plan on the policy's commitment. */
+  commitments?: Pick<CommitmentsStorePort, 'read'>;
 }
 
 /** The forecast function's clients and SageMaker (the variant fallback). */
@@ -52,5 +55,6 @@ export function awsMixPorts(clients: MixClients, tableName: string): MixPorts {
     records: dynamoMixRecords(clients.home.dynamo, tableName),
     fallbacks: dynamoFallbackStore(clients.home.dynamo, tableName),
     endpoints: variantWeightsAdapter(clients.sageMaker),
+    commitments: commitmentsStore(clients.home.dynamo, tableName),
   };
 }

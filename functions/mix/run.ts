@@ -32,6 +32,7 @@ import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
 import { demandQueries, type HistoryQuery } from '../../shared/signals/demand.ts';
 import { decodeState } from '../../shared/state/item.ts';
+import { commitmentsByRegion, withExistingCommitment } from './commitments.ts';
 import type { MixConfig } from './config.ts';
 import { lastHour, requestsIn } from './inputs.ts';
 import type { MixPorts } from './ports.ts';
@@ -207,6 +208,7 @@ export function createMixRunner(deps: MixDeps) {
       }),
     };
     const reads = await readAll(deps, targets, now);
+    const commitments = await commitmentsByRegion(deps.ports.commitments, targets);
     return mapBounded(targets, MIX_TARGETS_IN_FLIGHT, async (t) => {
       const late = deadlineReached(leftMs(), MIX_TARGET_MARGIN_MS, "one target's plan, apply and store");
       if (late) return unplannedRecord(ctx, t, 'deferred', late);
@@ -214,7 +216,10 @@ export function createMixRunner(deps: MixDeps) {
         const own = readsOf(t, reads);
         if (typeof own === 'string') return unplannedRecord(ctx, t, 'failed', own);
         // The replacement lead follows the lead the forecast floor was planned over (measured).
-        const record = await mixTarget(ctx, t, resolveMixPolicy(t, own.floor?.leadTimeMinutes)!, own);
+        const mix = resolveMixPolicy(t, own.floor?.leadTimeMinutes)!;
+        // Planned on what is committed (COMMIT#<region>), never more than the policy says.
+        const { policy } = withExistingCommitment(mix, t, commitments.get(t.region) ?? null, now);
+        const record = await mixTarget(ctx, t, policy, own);
         const retirements = await reconcileRetirements(ctx, t, own.stored);
         return retirements ? { ...record, retirements } : record;
       } catch (e) {
