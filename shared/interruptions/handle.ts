@@ -19,6 +19,7 @@
  *  - When a pool runs dry or the breaker opens, the plan in force is re-made for the new
  *    availability (replanFor) and, if its MixedInstancesPolicy differs, the group is shifted.
  */
+import { poolKey } from '../mix/pools.ts';
 import { replanFor } from '../mix/shift.ts';
 import type { MixPlan, MixPolicy, SpotAvailability } from '../mix/types.ts';
 import type { SpotEvent } from './events.ts';
@@ -98,16 +99,24 @@ function absorb(s: SpotState, e: SpotEvent, policy: MixPolicy, now: number, seen
   }
   const until = at + policy.mix.interruptions.poolUnavailableMinutes * MINUTE;
   const type = e.shortage.instanceType;
-  // A shortage of spot as a whole is written into every pool: the planner knows pools.
-  const types = type === null ? policy.mix.pools.map((p) => p.instanceType) : [type];
-  const longer =
-    type === null ? until > (s.spotUnavailableUntil ?? 0) : until > (s.poolsUnavailableUntil[type] ?? 0);
+  // With capacityMix.zones, a pool is a type in one zone (shared/mix/pools.ts): a shortage in one
+  // of the group's zones leaves out that pool only (key type@zone); else the type in every zone.
+  const az = e.shortage.availabilityZone;
+  const zone = az && policy.mix.zones?.includes(az) ? az : null;
+  // A shortage naming no type is written into every pool (of its zone): the planner knows pools.
+  const keys = (type === null ? policy.mix.pools.map((p) => p.instanceType) : [type]).map((t) =>
+    poolKey(t, zone),
+  );
+  const whole = type === null && zone === null;
+  const longer = whole
+    ? until > (s.spotUnavailableUntil ?? 0)
+    : keys.some((k) => until > (s.poolsUnavailableUntil[k] ?? 0));
   if (until <= now || !longer) {
     seen.duplicates.push({ id: type ?? 'spot', event: e });
     return;
   }
-  if (type === null) s.spotUnavailableUntil = until;
-  for (const t of types) s.poolsUnavailableUntil[t] = Math.max(s.poolsUnavailableUntil[t] ?? 0, until);
+  if (whole) s.spotUnavailableUntil = until;
+  for (const k of keys) s.poolsUnavailableUntil[k] = Math.max(s.poolsUnavailableUntil[k] ?? 0, until);
   seen.pools.push({ type, until, event: e });
 }
 

@@ -112,12 +112,19 @@ export function describeSpot(d: Described, policy: MixPolicy, plan: MixPlan | nu
       return `Recorded a failed launch (${text}): not a spot capacity shortage, so no pool is left out`;
     }
     case 'pool': {
-      const what = first?.id === 'spot' ? 'every spot pool' : `spot pool ${first?.id}`;
       const e = first?.event;
       const s = e?.kind === 'launch-failed' ? e.shortage : null;
-      // The zone and code the event itself gave (shared/interruptions/shortage.ts); a pool is a
-      // type across the group's zones, so a shortage in one zone leaves it out everywhere.
-      const where = s?.availabilityZone ? ` in ${s.availabilityZone}` : '';
+      // The zone and code the event itself gave (shared/interruptions/shortage.ts). With
+      // capacityMix.zones a pool is a type in one zone, and only that zone's pools are left out;
+      // without, a pool is a type across the group's zones, left out everywhere.
+      const zoned = s?.availabilityZone && policy.mix.zones?.includes(s.availabilityZone);
+      const what =
+        first?.id === 'spot'
+          ? zoned
+            ? `every spot pool in ${s?.availabilityZone}`
+            : 'every spot pool'
+          : `spot pool ${first?.id}${zoned ? ` in ${s?.availabilityZone} (only there)` : ''}`;
+      const where = s?.availabilityZone && !zoned ? ` in ${s.availabilityZone}` : '';
       const code = s?.code ? ` (${s.code})` : '';
       return `Left ${what} out of the plan until ${hhmm(d.until ?? 0)}: a spot launch failed for lack of capacity${where}${code} (poolUnavailableMinutes ${m.poolUnavailableMinutes})`;
     }
