@@ -4,7 +4,9 @@
  * judged off and, with onConflictingScaler: suspend, the Application Auto Scaling target whose
  * dynamic scaling the execution suspends right before the change (after its kill-switch and
  * generation checks). A group's AlarmNotification process is suspended here, then
- * SetDesiredCapacity.
+ * SetDesiredCapacity. An inference component is set to 0 copies only after its endpoint's managed
+ * instance scaling is read back allowing it (MinInstanceCount 0); otherwise the change is refused,
+ * saying why, and the claim undone.
  */
 
 import type { Outcome } from '../../shared/apply/plan.ts';
@@ -47,6 +49,12 @@ export async function act(ctx: TargetContext, t: TargetPolicy, a: Attempt): Prom
   }
   const to = decision.desiredCapacity;
   const from = decision.currentCapacity;
+  // 0 copies only where the endpoint's instances can follow (issue 18): read back first.
+  const zero =
+    t.kind === 'sagemaker-inference-component' && to === 0
+      ? await ctx.ports.sageMaker.zeroCopiesRefusal?.(t.region, t.inferenceComponentName)
+      : null;
+  if (zero) return { outcome: 'refused', detail: zero, action: null, suspended };
   if (plan.via === 'state-machine') {
     const at = new Date(ctx.now).toISOString();
     const suspend =

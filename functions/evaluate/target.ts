@@ -139,7 +139,8 @@ async function finish(
       suspended: null,
     };
   }
-  if (a.plan.kind === 'act' && (acted.outcome === 'failed' || acted.outcome === 'deferred'))
+  // Refused here: the read-back before 0 copies (./act.ts) found the endpoint unable to follow.
+  if (a.plan.kind === 'act' && ['failed', 'deferred', 'refused'].includes(acted.outcome))
     await undoClaim(ctx, t, a);
   for (const p of a.stored.problems) ctx.telemetry.warn(`state of ${t.id}: ${p}`);
   const sample = a.leadSample ? measured(ctx, t, a.leadSample) : null;

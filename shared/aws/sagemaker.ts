@@ -51,9 +51,42 @@ export function componentCapacityFrom(
   };
 }
 
+/**
+ * Why an inference component may not be set to 0 copies, or null when it may (issue 18). AWS
+ * scales an endpoint's instances to zero only when its production variant's managed instance
+ * scaling allows it: "In the endpoint configuration, for the production variant
+ * ManagedInstanceScaling object, you've set the MinInstanceCount parameter to 0"
+ * (https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html).
+ * Without it, 0 copies leave the instances running, billed, while the model serves nothing.
+ * `variantName`: the component's variant (DescribeInferenceComponent's VariantName).
+ */
+export function zeroCopiesRefusal(
+  out: EndpointReading,
+  endpointName: string,
+  variantName: string,
+): string | null {
+  const variant = (out.ProductionVariants ?? []).find((v) => v.VariantName === variantName);
+  if (!variant)
+    throw new MalformedResponseError(`DescribeEndpoint ${endpointName} has no variant "${variantName}"`);
+  const m = variant.ManagedInstanceScaling;
+  if (m?.Status === 'ENABLED' && m.MinInstanceCount === 0) return null;
+  const has = !m
+    ? 'has no ManagedInstanceScaling'
+    : m.Status !== 'ENABLED'
+      ? `has ManagedInstanceScaling ${m.Status ?? 'without a Status'}`
+      : `has ManagedInstanceScaling MinInstanceCount ${m.MinInstanceCount ?? 'unset'}`;
+  return `not scaled to 0 copies: variant ${variantName} of endpoint ${endpointName} ${has}, so its instances would stay (and bill) with no copy on them; give the endpoint config's variant ManagedInstanceScaling Status ENABLED and MinInstanceCount 0 (AWS's requirement for scaling to zero), or set scaling.minCapacity 1 and scaleToZero false`;
+}
+
 export interface SageMakerPort {
   variantCapacity(region: string, endpointName: string, variantName: string): Promise<Capacity>;
   componentCapacity(region: string, name: string): Promise<Capacity>;
+  /**
+   * Read back before an inference component is set to 0 copies (zeroCopiesRefusal): its variant
+   * (DescribeInferenceComponent) and that variant's managed instance scaling (DescribeEndpoint).
+   * In-memory fakes may leave it out: then nothing is checked.
+   */
+  zeroCopiesRefusal?(region: string, componentName: string): Promise<string | null>;
   /**
    * Direct changes, for local runs without a state machine only (directScaling): in-memory
    * fakes may carry them; the AWS adapter never does (see ./sagemaker-writes.ts).
@@ -70,9 +103,10 @@ export interface SageMakerPort {
 /** Where the AWS adapter keeps its clients, so directScaling can build the writes beside it. */
 export const SAGEMAKER_CLIENTS: unique symbol = Symbol('sagemaker clients');
 
-export type SageMakerReads = SageMakerPort & {
-  readonly [SAGEMAKER_CLIENTS]: (region: string) => SageMakerClient;
-};
+export type SageMakerReads = SageMakerPort &
+  Required<Pick<SageMakerPort, 'zeroCopiesRefusal'>> & {
+    readonly [SAGEMAKER_CLIENTS]: (region: string) => SageMakerClient;
+  };
 
 export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient): SageMakerReads {
   const { describeEndpoint } = endpointReads(clientFor);
@@ -84,6 +118,14 @@ export function sageMakerAdapter(clientFor: (region: string) => SageMakerClient)
       componentCapacityFrom(
         await clientFor(region).send(new DescribeInferenceComponentCommand({ InferenceComponentName })),
       ),
+    async zeroCopiesRefusal(region, InferenceComponentName) {
+      const ic = await clientFor(region).send(
+        new DescribeInferenceComponentCommand({ InferenceComponentName }),
+      );
+      const endpointName = text(ic.EndpointName, 'DescribeInferenceComponent EndpointName');
+      const variantName = text(ic.VariantName, 'DescribeInferenceComponent VariantName');
+      return zeroCopiesRefusal(await describeEndpoint(region, endpointName), endpointName, variantName);
+    },
   };
 }
 

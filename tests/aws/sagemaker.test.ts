@@ -162,7 +162,37 @@ describe('SageMaker adapter', () => {
 
   it("the evaluate function's adapter has no way to change capacity: that is the state machine's", () => {
     const reads = sageMakerAdapter(client);
-    expect(Object.keys(reads).sort()).toEqual(['componentCapacity', 'variantCapacity']);
+    expect(Object.keys(reads).sort()).toEqual(['componentCapacity', 'variantCapacity', 'zeroCopiesRefusal']);
+  });
+
+  it("reads back the component's variant, then its endpoint's managed scaling, before 0 copies", async () => {
+    sm.on(DescribeInferenceComponentCommand).resolves({
+      InferenceComponentName: 'chat-ic',
+      EndpointName: 'chat-ep',
+      VariantName: 'Gpu',
+    } as never);
+    sm.on(DescribeEndpointCommand).resolves({
+      EndpointStatus: 'InService',
+      ProductionVariants: [
+        variant({ ManagedInstanceScaling: { Status: 'ENABLED', MinInstanceCount: 1 } }),
+        variant({ VariantName: 'Gpu', ManagedInstanceScaling: { Status: 'ENABLED', MinInstanceCount: 0 } }),
+      ],
+    } as never);
+    expect(await sageMakerAdapter(client).zeroCopiesRefusal('us-east-1', 'chat-ic')).toBeNull();
+    expect(sm.commandCalls(DescribeInferenceComponentCommand)[0]!.args[0].input).toEqual({
+      InferenceComponentName: 'chat-ic',
+    });
+    expect(sm.commandCalls(DescribeEndpointCommand)[0]!.args[0].input).toEqual({ EndpointName: 'chat-ep' });
+  });
+
+  it('refuses a component that names no variant rather than guess one', async () => {
+    sm.on(DescribeInferenceComponentCommand).resolves({
+      InferenceComponentName: 'chat-ic',
+      EndpointName: 'chat-ep',
+    } as never);
+    await expect(sageMakerAdapter(client).zeroCopiesRefusal('us-east-1', 'chat-ic')).rejects.toThrow(
+      /DescribeInferenceComponent VariantName is missing/,
+    );
   });
 
   it.each([
