@@ -9,6 +9,7 @@
 import type { Objective } from '../backtest/attainment.ts';
 import { BEST_TARGET_POLICY } from '../backtest/best-target.ts';
 import { boundNotes } from '../backtest/bounds.ts';
+import type { LookaheadFits } from '../backtest/policies/lookahead.ts';
 import { runBacktest } from '../backtest/run.ts';
 import { referenceScenario } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
@@ -75,9 +76,24 @@ const figures = (s: PolicySummary): CellFigures => ({
   meetsObjective: s.meetsObjective ?? false,
 });
 
-export function runCell(trace: Trace, target: TargetPolicy, variant: Variant): CellResult {
+/**
+ * `fits`: forecasts and noise fits shared with the trace's other cells (contentFits: keyed by
+ * what they are computed from, so sharing never changes a figure).
+ */
+export function runCell(
+  trace: Trace,
+  target: TargetPolicy,
+  variant: Variant,
+  fits?: LookaheadFits,
+): CellResult {
   const options = { ...referenceScenario(target), ...variant.options };
-  const result = runBacktest({ trace, target, options, only: [GOVERNOR, BASELINE, BEST_TARGET_POLICY] });
+  const result = runBacktest({
+    trace,
+    target,
+    options,
+    only: [GOVERNOR, BASELINE, BEST_TARGET_POLICY],
+    ...(fits ? { fits } : {}),
+  });
   const by = (name: string) => {
     const run = result.policies.find((p) => p.summary.name === name);
     if (!run) throw new Error(`the backtest ran no ${name} policy`);

@@ -1,8 +1,12 @@
 /**
  * Runs the suite's cells: in worker threads (one per core by default; the cells are
  * independent and CPU-bound), or in this thread when workers is 0. Cells go out longest trace
- * first, so two workers finish together instead of one waiting on NASA at the end. Results come
- * back in the order of the cells, whatever order they finish in.
+ * first, so two workers finish together instead of one waiting on NASA at the end. A worker
+ * stays on one trace while it has cells (its cells share forecasts and noise fits, see
+ * ./trace-fits.ts), starts a trace no other worker is on when its own is done, and only then
+ * helps with another's, from that trace's last cells (the noise seeds, which share nothing).
+ * Results come back in the order of the cells, whatever order they finish in, and are the same
+ * whatever worker ran which cell.
  */
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -10,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { Trace } from '../backtest/trace.ts';
 import { type CellResult, runCell } from './cell.ts';
 import { readTraceFile, targetFrom } from './load.ts';
+import { traceFits } from './trace-fits.ts';
 import type { Variant } from './variants.ts';
 
 export interface SuiteInput {
@@ -49,6 +54,23 @@ export function cellTasks(tracePaths: readonly string[], variants: readonly Vari
   );
 }
 
+/**
+ * The next cell for a worker on trace `own` (undefined: none yet) while other workers are on
+ * `others`: its own trace's first queued cell; else the first cell of a trace nobody is on; else
+ * the last queued cell (another worker's trace, its least shared cell). Removes it from the queue.
+ */
+export function takeNext(
+  queue: CellTask[],
+  own: string | undefined,
+  others: ReadonlySet<string>,
+): CellTask | undefined {
+  if (queue.length === 0) return undefined;
+  let i = own === undefined ? -1 : queue.findIndex((t) => t.tracePath === own);
+  if (i < 0) i = queue.findIndex((t) => !others.has(t.tracePath));
+  if (i < 0) i = queue.length - 1;
+  return queue.splice(i, 1)[0];
+}
+
 const sizeOf = (path: string): number => {
   try {
     return statSync(path).size;
@@ -60,6 +82,7 @@ const sizeOf = (path: string): number => {
 function inThisThread(input: SuiteInput, tasks: CellTask[]): CellResult[] {
   const target = targetFrom(input.policyText, input.policyName, input.targetId);
   const traces = new Map<string, Trace>();
+  const fitsFor = traceFits();
   const results: CellResult[] = [];
   for (const task of tasks) {
     let trace = traces.get(task.tracePath);
@@ -67,7 +90,8 @@ function inThisThread(input: SuiteInput, tasks: CellTask[]): CellResult[] {
       trace = readTraceFile(task.tracePath, { fillGaps: input.fillGaps === true });
       traces.set(task.tracePath, trace);
     }
-    const result = runCell(trace, target, input.variants.find((v) => v.id === task.variant)!);
+    const variant = input.variants.find((v) => v.id === task.variant)!;
+    const result = runCell(trace, target, variant, fitsFor(task.tracePath));
     results.push(result);
     input.onCell?.(results.length, tasks.length, result);
   }
@@ -94,15 +118,22 @@ export async function runSuite(input: SuiteInput): Promise<CellResult[]> {
     { length: workers },
     () => new Worker(new URL('./worker.ts', import.meta.url), { workerData: init }),
   );
+  const onTrace = new Map<Worker, string>();
   try {
     await Promise.all(
       threads.map(
         (worker) =>
           new Promise<void>((resolveAll, rejectAll) => {
             const next = () => {
-              const task = queue.shift();
-              if (task) worker.postMessage(task);
-              else resolveAll();
+              const others = new Set([...onTrace].filter(([w]) => w !== worker).map(([, t]) => t));
+              const task = takeNext(queue, onTrace.get(worker), others);
+              if (!task) {
+                onTrace.delete(worker);
+                resolveAll();
+                return;
+              }
+              onTrace.set(worker, task.tracePath);
+              worker.postMessage(task);
             };
             worker.on('message', (reply: WorkerReply) => {
               if ('error' in reply) {

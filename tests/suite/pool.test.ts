@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SuiteInputError } from '#shared/suite/load.ts';
-import { cellTasks, runSuite } from '#shared/suite/pool.ts';
+import { type CellTask, cellTasks, runSuite, takeNext } from '#shared/suite/pool.ts';
 import { selectVariants } from '#shared/suite/variants.ts';
 import { suiteFixtures } from './fixtures.ts';
 
@@ -38,6 +38,39 @@ describe('runSuite', () => {
       { index: 2, tracePath: 'b', variant: 'reference' },
       { index: 3, tracePath: 'b', variant: 'cold-15' },
     ]);
+  });
+
+  describe('takeNext: a worker stays on its trace, then starts one nobody is on, then helps', () => {
+    const queue = (): CellTask[] => [
+      { index: 0, tracePath: 'nasa', variant: 'reference' },
+      { index: 1, tracePath: 'nasa', variant: 'cold-4' },
+      { index: 2, tracePath: 'nasa', variant: 'noise-5' },
+      { index: 3, tracePath: 'twitter', variant: 'reference' },
+      { index: 4, tracePath: 'twitter', variant: 'cold-4' },
+      { index: 5, tracePath: 'azure', variant: 'reference' },
+    ];
+
+    it('a first worker takes the first cell, a second the first cell of another trace', () => {
+      const q = queue();
+      expect(takeNext(q, undefined, new Set())?.index).toBe(0);
+      expect(takeNext(q, undefined, new Set(['nasa']))?.index).toBe(3);
+      expect(q.map((t) => t.index)).toEqual([1, 2, 4, 5]);
+    });
+
+    it("its own trace's next cell first, in table order (the reference cell fills the memo the others read)", () => {
+      const q = queue();
+      expect(takeNext(q, 'twitter', new Set(['nasa']))?.index).toBe(3);
+      expect(takeNext(q, 'twitter', new Set(['nasa']))?.index).toBe(4);
+    });
+
+    it('with its own trace done, a trace nobody is on; with none left, the last queued cell of another', () => {
+      const q = queue().filter((t) => t.tracePath !== 'twitter');
+      expect(takeNext(q, 'twitter', new Set(['nasa']))?.index).toBe(5);
+      expect(takeNext(q, 'azure', new Set(['nasa']))?.index).toBe(2);
+      expect(takeNext(q, 'azure', new Set(['nasa']))?.index).toBe(1);
+      expect(takeNext(q, 'nasa', new Set())?.index).toBe(0);
+      expect(takeNext(q, 'nasa', new Set())).toBeUndefined();
+    });
   });
 
   it.each([

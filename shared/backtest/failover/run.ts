@@ -6,7 +6,9 @@
  */
 import { maxOf } from '../../arrays/extent.ts';
 import { type PolicyFile, plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
+import { contentFits } from '../policies/content-fits.ts';
 import { buildPolicies } from '../policies/index.ts';
+import type { LookaheadFits } from '../policies/lookahead.ts';
 import type { Policy } from '../policies/types.ts';
 import {
   buildScenario,
@@ -70,8 +72,15 @@ export interface FailoverBacktestResult {
   strategies: StrategySummary[];
 }
 
-function governorFor(target: TargetPolicy, scenario: ResolvedScenario, work: readonly number[]): Policy {
-  const policy = buildPolicies({ scenario, work }, target).find((p) => p.name === 'governor');
+function governorFor(
+  target: TargetPolicy,
+  scenario: ResolvedScenario,
+  work: readonly number[],
+  fits?: LookaheadFits,
+): Policy {
+  const policy = buildPolicies({ scenario, work, ...(fits ? { fits } : {}) }, target).find(
+    (p) => p.name === 'governor',
+  );
   if (!policy) throw new Error('buildPolicies returned no governor policy');
   return policy;
 }
@@ -89,9 +98,10 @@ export function planStrategy(
   workload: Workload,
   outage: Outage,
   warmFloor: number,
+  fits?: LookaheadFits,
 ): Plan {
   const { target } = input;
-  const gov = (t: TargetPolicy) => governorFor(t, scenario, workload.work);
+  const gov = (t: TargetPolicy) => governorFor(t, scenario, workload.work, fits);
   const primary = (initialReady: number): RegionSetup => ({
     region: target.region,
     targetId: target.id,
@@ -142,7 +152,7 @@ export function planStrategy(
   };
 }
 
-/** The run's shared figures: workload, scenario, outage, warm floor and the planned rate. */
+/** The run's shared figures: workload, scenario, outage, warm floor, the planned rate and the fits memo. */
 export function prepareFailover(input: FailoverBacktestInput) {
   const { trace, target, options } = input;
   if (input.outage.region !== target.region) {
@@ -159,7 +169,8 @@ export function prepareFailover(input: FailoverBacktestInput) {
   );
   const planned = plannedRequestsPerInstance(target);
   const plannedPerInstance = planned !== null ? planned / scenario.policyUnitScale : scenario.mu;
-  return { workload, scenario, outage, warmFloor, plannedPerInstance };
+  // Every strategy's primary sees the same demand until the outage: its fits are shared.
+  return { workload, scenario, outage, warmFloor, plannedPerInstance, fits: contentFits() };
 }
 
 /** One strategy's simulation, with its per-minute series (for tests and charts). */
@@ -168,8 +179,8 @@ export function simulateStrategy(
   input: FailoverBacktestInput,
   prepared = prepareFailover(input),
 ): FailoverSimResult {
-  const { workload, scenario, outage, warmFloor, plannedPerInstance } = prepared;
-  const p = planStrategy(name, input, scenario, workload, outage, warmFloor);
+  const { workload, scenario, outage, warmFloor, plannedPerInstance, fits } = prepared;
+  const p = planStrategy(name, input, scenario, workload, outage, warmFloor, fits);
   return simulateFailover({ scenario, workload, plannedPerInstance, ...p });
 }
 
