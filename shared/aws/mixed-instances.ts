@@ -35,6 +35,8 @@ export interface GroupMixSettings {
   /** The policy in force, as DescribeAutoScalingGroups returns it; null when the group has none. */
   policy: MixedInstancesPolicy | null;
   hasWarmPool: boolean;
+  /** The group's Availability Zones (AvailabilityZones); empty when DescribeAutoScalingGroups gave none. */
+  availabilityZones?: string[];
 }
 
 export type MixApplyResult =
@@ -68,7 +70,20 @@ export function groupMixSettingsFrom(group: AutoScalingGroup, hasWarmPool: boole
     launchConfigurationName: group.LaunchConfigurationName ?? null,
     policy,
     hasWarmPool,
+    availabilityZones: group.AvailabilityZones ?? [],
   };
+}
+
+/**
+ * Zones the plan spread spot over that the group does not run in (issue 22, item 3): the
+ * planner's loss cover counts on a spread the group cannot give. Listing fewer of the group's
+ * zones is conservative and allowed.
+ */
+function zonesNotInGroup(current: GroupMixSettings, plan: MixPlan): string[] {
+  const group = current.availabilityZones ?? [];
+  if (group.length === 0 || !plan.pools) return [];
+  const planned = new Set(plan.pools.map((k) => k.split('@')[1]).filter((z): z is string => z !== undefined));
+  return [...planned].filter((z) => !group.includes(z)).sort();
 }
 
 /** Why the plan cannot be written to this group, in one line, or null. */
@@ -80,6 +95,9 @@ export function refusalFor(current: GroupMixSettings, plan: MixPlan): string | n
   // ... requests Spot Instances": the two exclude each other whatever the plan's spot.
   if (current.hasWarmPool)
     return `${g} has a warm pool: AWS refuses a warm pool with a MixedInstancesPolicy; delete the warm pool (DeleteWarmPool) or leave this group out of capacityMix`;
+  const strange = zonesNotInGroup(current, plan);
+  if (strange.length > 0)
+    return `${g} does not run in ${strange.join(', ')} (its AvailabilityZones: ${(current.availabilityZones ?? []).join(', ')}), but capacityMix.zones lists it: the plan's loss cover counts on spot there; list only the group's own zones`;
   if (plan.mixedInstancesPolicy.overrides.length === 0)
     return `plan for ${g}: mixedInstancesPolicy.overrides is empty; capacityMix.pools must list at least one instance type`;
   const old = current.policy;

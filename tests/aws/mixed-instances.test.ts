@@ -211,6 +211,15 @@ describe('refusalFor', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('refuses a plan spread over a zone the group does not run in, naming it; fewer zones are fine', () => {
+    const zoned = { ...plan, pools: ['g5.2xlarge@us-east-1a', 'g5.2xlarge@us-east-1d'] };
+    const current = settings({ availabilityZones: ['us-east-1a', 'us-east-1b'] });
+    expect(refusalFor(current, zoned)).toBe(
+      'group gpu does not run in us-east-1d (its AvailabilityZones: us-east-1a, us-east-1b), but capacityMix.zones lists it: the plan\'s loss cover counts on spot there; list only the group\'s own zones',
+    );
+    expect(refusalFor(current, { ...plan, pools: ['g5.2xlarge@us-east-1b'] })).toBeNull();
+  });
+
   it('accepts a weight of 1, which is no weight', () => {
     expect(refusalFor(overrides({ InstanceType: 'g5.2xlarge', WeightedCapacity: '1' }), plan)).toBeNull();
   });
