@@ -1,6 +1,8 @@
 /**
  * Issue 11's bar on the reference scenario (examples/policy.yaml, 40 instances at peak, cold
- * start 8): spot at 35 % of on-demand in three pools of the ">20 %" band. Figures are in
+ * start 8): spot at 35 % of on-demand, three instance types of the ">20 %" band in three
+ * Availability Zones (nine pools, issue 22 item 3; one zone, --zones 1, is the reference of
+ * before and is pinned to its figures exactly). Figures are in
  * docs/capacity-mix.md, "The backtest"; this pins them within a little.
  * On NASA July and on Twitter: Governor with the mix at least 30 % cheaper than Governor all
  * on-demand, with no more than 0.1 percentage point more violation minutes, and it holds the SLO
@@ -58,11 +60,27 @@ describe.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_
       expect(mix.violationMinutes).toBeLessThan(split.violationMinutes);
       if (1 - split.violationRatio >= 0.995) expect(mix.costUsd).toBeLessThan(split.costUsd);
 
+      // Over nine pools one reclaim takes at most a ninth of the spot: at ten times the rate the
+      // breaker opens on NASA (3 times) but not on Twitter, and neither needs it to hold 0.5 pp.
       const stormy = run(file, 10);
       expect(stormy.mix.reclaimed).toBeGreaterThan(0);
-      expect(stormy.mix.breakerTrips).toBeGreaterThan(0);
       expect(100 * (stormy.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
       expect(stormy.mix.vsBaseline).toBeLessThanOrEqual(-30);
+      // In one zone (three pools) the breaker is what holds it, as before zones.
+      const oneZone = run(file, 10, { zones: 1 });
+      expect(oneZone.mix.breakerTrips).toBeGreaterThan(0);
+      expect(100 * (oneZone.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
+    }, 600_000);
+
+    // One zone reproduces the reference of before zones exactly (docs/capacity-mix.md, before).
+    it('in one zone, the figures of before pools by zone: governor + mix to the dollar and the minute', () => {
+      const before = {
+        'nasa_http_1995_jul_per_minute.csv': { cost: 6_593, violations: 97 },
+        'twitter_stream_2021_08_per_minute.csv': { cost: 19_951, violations: 131 },
+      }[file]!;
+      const { mix } = run(file, 1, { zones: 1 });
+      expect(Math.round(mix.costUsd)).toBe(before.cost);
+      expect(mix.violationMinutes).toBe(before.violations);
     }, 180_000);
 
     // Issue 22: the commitment governor commit plans on this trace's all on-demand fleet, at an
