@@ -215,7 +215,7 @@ describe('refusalFor', () => {
     const zoned = { ...plan, pools: ['g5.2xlarge@us-east-1a', 'g5.2xlarge@us-east-1d'] };
     const current = settings({ availabilityZones: ['us-east-1a', 'us-east-1b'] });
     expect(refusalFor(current, zoned)).toBe(
-      'group gpu does not run in us-east-1d (its AvailabilityZones: us-east-1a, us-east-1b), but capacityMix.zones lists it: the plan\'s loss cover counts on spot there; list only the group\'s own zones',
+      "group gpu does not run in us-east-1d (its AvailabilityZones: us-east-1a, us-east-1b), but capacityMix.zones lists it: the plan's loss cover counts on spot there; list only the group's own zones",
     );
     expect(refusalFor(current, { ...plan, pools: ['g5.2xlarge@us-east-1b'] })).toBeNull();
   });
