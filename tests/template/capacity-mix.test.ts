@@ -84,7 +84,7 @@ describe('the mix function', () => {
     );
   });
 
-  it('reads TARGET# and MIX# items and writes only MIX# items (its plans and records)', () => {
+  it('reads TARGET#, MIX# and COMMIT# items (the commitments read) and writes only MIX# items (its plans and records)', () => {
     expect(
       statementsOf('MixFunctionRole')
         .filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')))
@@ -92,7 +92,7 @@ describe('the mix function', () => {
     ).toEqual([
       [
         ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TARGET#*', 'MIX#*'] } },
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TARGET#*', 'MIX#*', 'COMMIT#*'] } },
       ],
       [['dynamodb:PutItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['MIX#*'] } }],
     ]);
