@@ -26,6 +26,7 @@ export async function actRetire(
     try {
       const set = await deps.ports.capacity.setDesiredCapacity(m.region, a.groupName, a.desired);
       if (set.status === 'busy') throw new Error(set.message);
+      // spread-ok: one event's retirements, at most the Health disruption budget
       out.done.push(...a.surged);
     } catch (e) {
       out.failed.push({

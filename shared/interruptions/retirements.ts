@@ -88,6 +88,7 @@ export function planRetirements(
   for (const [name, ids] of byGroup) {
     const group = groups.get(name);
     if (group === undefined) {
+      // spread-ok: a group's retiring ids, at most MAX_RETIRING (1,000, ./state.ts)
       plan.waiting.push(...ids);
       continue;
     }
@@ -97,16 +98,19 @@ export function planRetirements(
           return state !== undefined && !leavingGroup(state);
         })
       : [];
+    // spread-ok: a group's retiring ids, at most MAX_RETIRING (1,000, ./state.ts)
     plan.gone.push(...ids.filter((id) => !inGroup.includes(id)));
     if (!group || inGroup.length === 0) continue;
     const others = [...group.instances].filter(
       ([id, state]) => state === 'InService' && !Object.hasOwn(retiring, id),
     ).length;
-    if (others >= group.desired - inGroup.length)
-      plan.terminate.push(...inGroup.map((instanceId) => ({ instanceId, group: name })));
-    else {
-      plan.waiting.push(...inGroup);
-      plan.overdue.push(...inGroup.filter((id) => now - retiring[id]!.at >= RETIREMENT_OVERDUE_MS));
+    const replaced = others >= group.desired - inGroup.length;
+    for (const instanceId of inGroup) {
+      if (replaced) plan.terminate.push({ instanceId, group: name });
+      else {
+        plan.waiting.push(instanceId);
+        if (now - retiring[instanceId]!.at >= RETIREMENT_OVERDUE_MS) plan.overdue.push(instanceId);
+      }
     }
   }
   plan.reasons = [
