@@ -4,9 +4,10 @@
  * pinned Node, with its wall time, peak memory (resident set, worker threads included) and exit
  * code, against the 1 GB it should stay within. Prints figures; never fails.
  *
- * Not run here: `suite` (bundled traces only, no --trace) and `history` (reads CloudWatch; its
- * gap filling is tested on a year in tests/history/year.test.ts). Takes about 10 minutes on two
- * cores; `node bench/run.ts year` runs it alone.
+ * `suite` runs the year as its one trace, reference scenario only (one cell: governor, target
+ * tracking and the 19-target sweep). Not run here: `history` (reads CloudWatch; its gap filling
+ * is tested on a year in tests/history/year.test.ts). Takes about 15 minutes on two cores;
+ * `node bench/run.ts year` runs it alone.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -67,6 +68,8 @@ export function run(): void {
       ['backtest --spot', ['backtest', '--trace', trace, '--spot', '--interruption-scale', '10']],
       ['backtest --outage', ['backtest', '--trace', trace, '--outage', 'us-east-1:peak:120']],
       ['forecast', ['forecast', '--trace', trace]],
+      ['suite --variants reference', ['suite', '--trace', trace, '--variants', 'reference']],
+      ['commit', ['commit', '--trace', trace, '--one-year', '0.99', '--three-year', '0.62']],
       [
         'tune --candidates 8',
         [
@@ -93,9 +96,7 @@ export function run(): void {
       );
       if (m.code !== 0) console.log(`  stderr: ${m.lastLine.slice(0, 200)}`);
     }
-    console.log(
-      'suite: bundled traces only (no --trace), not run here; history: needs CloudWatch, its gaps on a year in tests/history/year.test.ts',
-    );
+    console.log('history: needs CloudWatch, not run here; its gaps on a year in tests/history/year.test.ts');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
