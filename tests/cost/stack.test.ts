@@ -6,11 +6,12 @@ import { template } from '../template/load.ts';
 describe('the stack as deployed with the defaults', () => {
   const facts = stackFacts(template);
 
-  it('ticks evaluate every minute, forecast every hour and mix every 5 minutes: 730 hours a month', () => {
+  it('ticks evaluate every minute, forecast every hour, mix every 5 minutes and commitments every hour: 730 hours a month', () => {
     expect(facts.schedules.map((s) => [s.fn, s.perMonth])).toEqual([
       ['EvaluateFunction', 43_800],
       ['ForecastFunction', 730],
       ['MixFunction', 8_760],
+      ['CommitmentsFunction', 730],
     ]);
   });
 
