@@ -10,6 +10,9 @@
  * minutes, or holding the objective 70/30 misses (Twitter: the error budget buys the headroom its
  * bursts need, 131 violation minutes against 70/30's 2,778, at more cost); at ten times the
  * interruption rate the breaker keeps the extra violation minutes under 0.5 pp.
+ *
+ * One test file per trace (mix-reference-nasa.test.ts, mix-reference-twitter.test.ts), so the two
+ * run on two workers instead of one file holding a worker for three minutes.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -49,9 +52,9 @@ function run(file: string, interruptionScale = 1, more: Partial<SpotOptions> = {
   };
 }
 
-describe.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_minute.csv'])(
-  'capacity mix on the reference scenario: %s',
-  (file) => {
+/** The reference bars for one bundled trace, as a describe block. */
+export function mixReferenceSuite(file: string): void {
+  describe(`capacity mix on the reference scenario: ${file}`, () => {
     it('at least 30 % cheaper than all on-demand at no more violations, holding the objective, beating 70/30; the breaker holds at 10x', () => {
       const { mix, onDemand, split } = run(file);
       expect(mix.vsBaseline).toBeLessThanOrEqual(-30);
@@ -101,5 +104,5 @@ describe.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_
       expect(100 * (storm.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
       expect(storm.mix.vsBaseline).toBeLessThanOrEqual(-45);
     }, 180_000);
-  },
-);
+  });
+}
