@@ -113,11 +113,6 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     lookaheadMemo(),
     'aws-target-tracking',
   );
-  // The starting policy on the same folds: a tuned policy must be no dearer than it in any fold
-  // and no further over the margin (goalOf), so a saving one week that is paid for the next is
-  // not a saving.
-  const reference = evaluate(training, input.target, input.options, lookaheadMemo()).folds;
-  const goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN, reference);
   const knobs = knobsFor(input.target);
   const start = new Map(knobs.map((k) => [k.name, startValue(input.target, k)!])) as Settings;
   const pool = candidatePool(
@@ -125,7 +120,14 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     input.workers,
   );
   let found: SearchResult;
+  let goal: Goal;
   try {
+    // The starting policy on the same folds: a tuned policy must be no dearer than it in any
+    // fold and no further over the margin (goalOf), so a saving one week that is paid for the
+    // next is not a saving. It runs in the pool like the candidates, so this thread holds no
+    // run's garbage while the workers search.
+    const reference = (await pool.evaluateTarget(input.target)).folds;
+    goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN, reference);
     found = await search({
       knobs,
       start,

@@ -14,7 +14,7 @@ const fits = lookaheadMemo();
 parentPort!.on('message', (req: EvaluateRequest) => {
   let reply: EvaluateReply;
   try {
-    const target = candidateTarget(init.raw, new Map(req.settings), init.knobs);
+    const target = req.target ?? candidateTarget(init.raw, new Map(req.settings), init.knobs);
     reply = { id: req.id, figures: target ? evaluate(init.trace, target, init.options, fits) : null };
   } catch (error) {
     reply = { id: req.id, error: error instanceof Error ? error.message : String(error) };
