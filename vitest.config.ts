@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './tests/support/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -14,5 +15,7 @@ export default defineConfig({
     // Vitest's default is one worker fewer than the cores: one fork on a 2-core machine. Many
     // tests wait on moto or a child process, so two forks keep both cores busy.
     maxWorkers: 2,
+    // The longest files first (tests/support/sequencer.ts), so neither worker ends on one alone.
+    sequence: { sequencer: LongFirstSequencer },
   },
 });
