@@ -211,6 +211,53 @@ describe('retirements in flight, finished by the mix function', () => {
     expect(group.desired).toBe(10);
   });
 
+  it('a group read that is throttled, then a termination that times out: each run keeps the entries, the next one finishes', async () => {
+    group.instances.set(id(11), 'InService');
+    group.instances.set(id(12), 'InService');
+    const { w, runAt } = seeded();
+    asg
+      .on(DescribeAutoScalingGroupsCommand)
+      .rejectsOnce(awsError('Throttling', 'Rate exceeded'))
+      .rejectsOnce(awsError('Throttling', 'Rate exceeded'))
+      .rejectsOnce(awsError('Throttling', 'Rate exceeded'))
+      .rejectsOnce(awsError('Throttling', 'Rate exceeded'));
+    await runAt(0);
+    expect(terminations()).toEqual([]);
+    expect(retiringNow(w)).toEqual([id(1), id(2)]);
+    expect(group.desired).toBe(12);
+
+    // The read answers again; the first termination is lost in a timeout after AWS acted on it.
+    asg.on(DescribeAutoScalingGroupsCommand).callsFake(async () => ({
+      AutoScalingGroups: [
+        {
+          AutoScalingGroupName: GROUP,
+          DesiredCapacity: group.desired,
+          MinSize: 2,
+          MaxSize: 40,
+          Instances: [...group.instances].map(([InstanceId, LifecycleState]) => ({
+            InstanceId,
+            LifecycleState,
+          })),
+        },
+      ],
+    }));
+    let lost = 1;
+    asg.on(TerminateInstanceInAutoScalingGroupCommand).callsFake(async (input: { InstanceId: string }) => {
+      group.instances.set(input.InstanceId, 'Terminating');
+      group.desired--;
+      if (lost-- > 0) throw awsError('TimeoutError', 'socket hang up');
+      return {};
+    });
+    await runAt(5);
+    // The one whose answer was lost stays recorded; the other is cleared.
+    expect(retiringNow(w)).toEqual([id(1)]);
+    await runAt(10);
+    // Read back, it is terminating: cleared with no second termination, desired not decremented twice.
+    expect(retiringNow(w)).toEqual([]);
+    expect(terminations().filter((t) => t.InstanceId === id(1))).toHaveLength(1);
+    expect(group.desired).toBe(10);
+  });
+
   it.each([
     { case: 'shadow mode', mode: 'shadow' as const, kill: 'off', why: /shadow mode/ },
     { case: 'the kill switch', mode: 'active' as const, kill: 'on', why: /the kill switch is on/ },
