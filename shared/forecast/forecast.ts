@@ -12,7 +12,16 @@
  *    24 h (./fallback.ts), and the result says so.
  */
 import { chooseFallback, type FallbackChoice, fallbackMessage } from './fallback.ts';
-import { DEFAULT_PARAMS, dayEffectAt, fitModels, type Model, type ModelParams, modelKind } from './model.ts';
+import {
+  DEFAULT_PARAMS,
+  dayEffectAt,
+  daysFits,
+  fitModels,
+  type Model,
+  type ModelParams,
+  modelKind,
+  WEEKLY_WEIGHTS,
+} from './model.ts';
 import { quantileSeries, seasonalForecaster } from './quantiles.ts';
 import { residualBands } from './residuals.ts';
 import {
@@ -131,7 +140,9 @@ export function forecast(
   const c = logOffset(rates);
   const z = toLog(rates, c);
   const steps = Math.ceil(horizonMinutes / BIN_MINUTES);
-  const r = residualBands(z, fitModels(z, elapsed, params), steps, params);
+  const fits = daysFits(z, params);
+  const models = fitModels(z, elapsed, params, WEEKLY_WEIGHTS, fits(z.length - elapsed));
+  const r = residualBands(z, models, steps, params, fits);
   if (r.samples === 0) notes.push('no out-of-sample errors yet: quantiles from widened in-sample residuals');
   modelNotes(r.model, rates.subarray(padded), notes);
   const seasonal = seasonalForecaster(z, r);

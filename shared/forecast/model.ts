@@ -120,22 +120,57 @@ function withLevelStep(fit: Seasonal, params: ModelParams): Seasonal {
   return step ? withStep(fit, step) : fit;
 }
 
+/** The fit of some whole days and its level model at each weekly weight: all a model needs but its devs. */
+export interface DaysFit {
+  weights: readonly number[];
+  levels: Pick<Core, 'seasonal' | 'level' | 'trend'>[];
+}
+
+/** The seasonal decomposition of whole days (oldest first) with its level step and level models. */
+export function fitDays(
+  whole: Float64Array,
+  params: ModelParams = DEFAULT_PARAMS,
+  weights: readonly number[] = WEEKLY_WEIGHTS,
+): DaysFit {
+  const fit = withLevelStep(fitSeasonal(whole), params);
+  return { weights, levels: weights.map((w) => levelModel(fit, w, params)) };
+}
+
+/**
+ * The fits of z's first whole days, by their length in bins, each made once: the real fit and
+ * the pseudo-origins' refits (./residuals.ts) whose days end at the same midnight read the
+ * same bins, z[0, whole), so they share one (7 fits a forecast became 3 to 4). Pure: a fit
+ * depends on those bins and the params only.
+ */
+export function daysFits(z: Float64Array, params: ModelParams = DEFAULT_PARAMS): (whole: number) => DaysFit {
+  const fits = new Map<number, DaysFit>();
+  return (whole) => {
+    let f = fits.get(whole);
+    if (!f) {
+      f = fitDays(z.subarray(0, whole), params);
+      fits.set(whole, f);
+    }
+    return f;
+  };
+}
+
 /**
  * Fits the model to z, once per weekly weight: whole days of log demand (oldest first), then
  * `elapsed` bins of today up to the origin. The seasonal decomposition, most of the cost, is
- * shared. Days are calendar days (./forecast.ts, dayStartMinute), so a weekend starts where a
- * day does, not somewhere inside a block.
+ * shared; `days`, when given, is the fit of z's whole days (fitDays) at the same params.
+ * Days are calendar days (./forecast.ts, dayStartMinute), so a weekend starts where a day
+ * does, not somewhere inside a block.
  */
 export function fitModels(
   z: Float64Array,
   elapsed: number,
   params: ModelParams = DEFAULT_PARAMS,
   weights: readonly number[] = WEEKLY_WEIGHTS,
+  days: DaysFit = fitDays(z.subarray(0, z.length - elapsed), params, weights),
 ): Model[] {
   const whole = z.length - elapsed;
-  const fit = withLevelStep(fitSeasonal(z.subarray(0, whole)), params);
-  return weights.map((weeklyWeight) => {
-    const core: Core = { ...levelModel(fit, weeklyWeight, params), weeklyWeight, elapsed, params };
+  return days.levels.map((lm, v) => {
+    const core: Core = { ...lm, weeklyWeight: days.weights[v]!, elapsed, params };
     const devs = new Float64Array(P + elapsed).fill(Number.NaN);
     for (let u = -Math.min(P, whole); u < elapsed; u++) devs[P + u] = z[whole + u]! - expectedAt(core, u);
     return { ...core, devs };

@@ -16,7 +16,18 @@ import {
   termsAt,
   WINDOW_CANDIDATES,
 } from './correction.ts';
-import { baseAt, expectedAt, fitModels, type Model, type ModelParams, modelKind, trendAt } from './model.ts';
+import {
+  baseAt,
+  type DaysFit,
+  daysFits,
+  expectedAt,
+  fitModels,
+  type Model,
+  type ModelParams,
+  modelKind,
+  trendAt,
+  WEEKLY_WEIGHTS,
+} from './model.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
 
 const P = BINS_PER_DAY;
@@ -58,8 +69,18 @@ const forecastOf = (model: Model, cut: number, bins: number): PseudoForecast => 
   return { cut, base, terms: termsAt(model.devs, model.devs.length, trendAt(model, model.elapsed)) };
 };
 
-/** The refits' forecasts, one list per weekly weight (each fit serves every weight). */
-function pseudoForecasts(z: Float64Array, elapsed: number, horizonBins: number, params: ModelParams) {
+/**
+ * The refits' forecasts, one list per weekly weight (each fit serves every weight). A refit's
+ * days always start at z's first bin (its cut less its bins of today is a midnight), so refits
+ * whose days end at the same midnight share one fit of those days (`fits`, ./model.ts daysFits).
+ */
+function pseudoForecasts(
+  z: Float64Array,
+  elapsed: number,
+  horizonBins: number,
+  params: ModelParams,
+  fits: (whole: number) => DaysFit,
+) {
   const out: PseudoForecast[][] = [];
   const minWhole = minPseudoBins(z.length - elapsed);
   for (let i = 1; i <= MAX_PSEUDO_ORIGINS; i++) {
@@ -67,7 +88,9 @@ function pseudoForecasts(z: Float64Array, elapsed: number, horizonBins: number, 
     const today = (((elapsed - i * PSEUDO_SPACING_BINS) % P) + P) % P;
     const whole = Math.floor((cut - today) / P) * P;
     if (whole < minWhole) break;
-    const models = fitModels(z.subarray(cut - today - whole, cut), today, params);
+    const start = cut - today - whole;
+    const days = start === 0 ? fits(whole) : undefined;
+    const models = fitModels(z.subarray(start, cut), today, params, WEEKLY_WEIGHTS, days);
     models.forEach((m, v) => {
       out[v] ??= [];
       out[v].push(forecastOf(m, cut, Math.min(horizonBins, z.length - cut)));
@@ -194,15 +217,16 @@ const refitsOf = (pseudo: PseudoForecast[][], v: number): number => (pseudo[v] ?
 /**
  * Errors of pseudo-origin forecasts for z (whole days, then `elapsed` bins of today), and the
  * fit among `models` (one per weekly weight, the first the default) and the correction they
- * choose.
+ * choose. `fits` gives the fit of z's first whole days (./model.ts daysFits, at params).
  */
 export function residualBands(
   z: Float64Array,
   models: Model[],
   horizonBins: number,
   params: ModelParams,
+  fits: (whole: number) => DaysFit = daysFits(z, params),
 ): ResidualBands {
-  const pseudo = pseudoForecasts(z, models[0]!.elapsed, horizonBins, params);
+  const pseudo = pseudoForecasts(z, models[0]!.elapsed, horizonBins, params, fits);
   const scored = models.map((m, v) => {
     const forecasts = [...(pseudo[v] ?? []), ...todayForecasts(z, m)];
     const fallback = {
