@@ -14,107 +14,16 @@
  * flash-crowd series' p90 loss 12.2 against 8.4 flat). The shape is measured on the days
  * before the last two, the errors the pseudo-origins made on the last two are scored under it
  * (p10 and p90 pinball, log), and the mix with the flat width that scores best is kept.
+ * ./widths.ts measures the widths.
  */
-import { BINS_PER_DAY } from './series.ts';
-import { mergeSorted } from './sort.ts';
+import { quantileInPlace } from './sort.ts';
 import { quantileOfSorted, sortedFinite } from './stats.ts';
+import { measure, mixed, type SlotWidths, slotWidths, widthAt } from './widths.ts';
 
-const P = BINS_PER_DAY;
-/** Slots pooled on each side of a slot (+-1: 15 minutes in all). */
-const SLOT_POOL = 1;
-/** No slot is narrower than a quarter of the flat width (a slot that was quiet for 14 days is not certain). */
-const WIDTH_FLOOR = 0.25;
 /** Mixes of the slot widths with the flat one that are tried: 0 is flat. */
 export const SHAPE_MIXES: readonly number[] = [0, 0.5, 1];
 /** Days at the end left out when the shape is tested (the pseudo-origins' errors fall on them). */
 const HELD_OUT_DAYS = 2;
-
-export interface SlotWidths {
-  up: Float64Array;
-  down: Float64Array;
-  tail: Float64Array;
-  /** The share of the slot widths in the mix (0: flat). */
-  mix: number;
-}
-
-/** Sorted residuals of slot s over days [0, days). */
-function column(e: Float64Array, days: number, s: number): Float64Array {
-  const out = new Float64Array(days);
-  for (let r = 0; r < days; r++) out[r] = e[r * P + s]!;
-  return sortedFinite(out);
-}
-
-/**
- * Sorted residuals of slots s - half .. s + half over days [0, days), merged from each slot's
- * sorted column: the same values in the same order as sorting the pool, with 288 sorts of 14
- * values in place of 288 sorts of 42 (tests/forecast/hot-paths.test.ts pins the merge).
- */
-function pooled(columns: readonly Float64Array[], s: number, half: number): Float64Array {
-  let out = columns[s]!;
-  for (let d = 1; d <= half; d++) {
-    out = mergeSorted(out, columns[(s - d + P) % P]!);
-    out = mergeSorted(out, columns[(s + d) % P]!);
-  }
-  return out;
-}
-
-type Side = 'up' | 'down' | 'tail';
-const SIDES: readonly Side[] = ['up', 'down', 'tail'];
-type Spreads = Record<Side, number>;
-
-function spread(v: Float64Array): Spreads {
-  const m = quantileOfSorted(v, 0.5);
-  return {
-    up: quantileOfSorted(v, 0.9) - m,
-    down: m - quantileOfSorted(v, 0.1),
-    tail: quantileOfSorted(v, 0.99) - m,
-  };
-}
-
-/** The flat spreads of the residuals of days [0, days), and each slot's (null: flat only). */
-interface Measured {
-  flat: Spreads;
-  slots: Record<Side, Float64Array> | null;
-}
-
-function measure(e: Float64Array, days: number, withSlots: boolean): Measured {
-  const flat = spread(sortedFinite(e.subarray(0, days * P)));
-  if (!withSlots || !Number.isFinite(flat.up)) return { flat, slots: null };
-  const slots = { up: new Float64Array(P), down: new Float64Array(P), tail: new Float64Array(P) };
-  // p99 of a slot's 42 residuals is its largest: the tail keeps the day's ratio to the p90 width.
-  const tailRatio = flat.up > 0 ? flat.tail / flat.up : 1;
-  const columns = Array.from({ length: P }, (_, s) => column(e, days, s));
-  for (let s = 0; s < P; s++) {
-    const local = spread(pooled(columns, s, SLOT_POOL));
-    slots.up[s] = local.up;
-    slots.down[s] = local.down;
-    slots.tail[s] = local.up * tailRatio;
-  }
-  return { flat, slots };
-}
-
-/** Widths per slot: the mix of the slot spreads with the flat one, at least WIDTH_FLOOR of flat. */
-function mixed(m: Measured, mix: number): SlotWidths {
-  const out = { mix } as SlotWidths;
-  for (const side of SIDES) {
-    const flat = m.flat[side];
-    out[side] = new Float64Array(P).fill(flat);
-    if (!m.slots || mix === 0) continue;
-    for (let s = 0; s < P; s++) {
-      const w = (1 - mix) * flat + mix * m.slots[side][s]!;
-      out[side][s] = Math.max(WIDTH_FLOOR * flat, Number.isFinite(w) ? w : flat);
-    }
-  }
-  return out;
-}
-
-/** Widths per slot from the residuals of days [0, days), mixed with the flat width. */
-export const slotWidths = (e: Float64Array, days: number, mix: number): SlotWidths =>
-  mixed(measure(e, days, mix > 0), mix);
-
-/** The width for quantile q at a slot: up for p90, tail for p99, down below the median. */
-export const widthAt = (w: SlotWidths, q: number, slot: number): number =>
-  (q > 0.5 ? (q >= 0.99 ? w.tail : w.up) : w.down)[slot]!;
 
 export interface Errors {
   errors: Float64Array;
@@ -131,7 +40,7 @@ const medians = new WeakMap<Float64Array, number>();
 function medianOf(errors: Float64Array): number {
   let m = medians.get(errors);
   if (m === undefined) {
-    m = quantileOfSorted(sortedFinite(errors), 0.5);
+    m = quantileInPlace(errors.slice(), errors.length, 0.5);
     medians.set(errors, m);
   }
   return m;
@@ -248,7 +157,7 @@ function shapeLoss(errors: Errors[], medians: number[], widths: SlotWidths): num
     const m = medians[i]!;
     for (const q of [0.1, 0.9]) {
       const norm = normalized(b, widths, q);
-      const scale = quantileOfSorted(sortedFinite(norm), q);
+      const scale = quantileInPlace(norm, norm.length, q);
       for (let j = 0; j < b.errors.length; j++) {
         const e = b.errors[j]! - m;
         if (Number.isFinite(e)) loss += pinball(q, e, scale * widthAt(widths, q, b.slots[j]!));

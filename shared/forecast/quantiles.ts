@@ -5,7 +5,7 @@
  * ordered p10 <= p50 <= p90 <= p99, never negative.
  */
 
-import { chooseShape, type Errors, normalizedScales, widthAt } from './band.ts';
+import { chooseShape, type Errors, normalizedScales } from './band.ts';
 import { blended } from './blend.ts';
 import { correctionAt, termsAt } from './correction.ts';
 import type { LogForecaster } from './fallback.ts';
@@ -13,6 +13,7 @@ import { baseAt, trendAt } from './model.ts';
 import { bandIndex, type ResidualBands } from './residuals.ts';
 import { BINS_PER_DAY, fromLog } from './series.ts';
 import { QUANTILES, type QuantileName } from './types.ts';
+import { widthAt } from './widths.ts';
 
 const P = BINS_PER_DAY;
 const NAMES = Object.keys(QUANTILES) as QuantileName[];

@@ -1,5 +1,6 @@
 /**
- * Ascending sort and binary search on Float64Array ranges, for the forecaster's hot paths.
+ * Ascending sort, selection and binary search on Float64Array ranges, for the forecaster's hot
+ * paths.
  *
  * The sort is the native typed-array sort (numeric, -0 before +0), skipped when the values are
  * already in order: one comparison per value (2,504 of the ~120,000 arrays one NASA backtest
@@ -19,7 +20,7 @@ export function lowerBound(a: Float64Array, lo: number, hi: number, x: number): 
 }
 
 /** x goes before y in the native sort's order: smaller, or -0 against +0. */
-const before = (x: number, y: number): boolean => x < y || (x === 0 && y === 0 && 1 / x < 1 / y);
+export const before = (x: number, y: number): boolean => x < y || (x === 0 && y === 0 && 1 / x < 1 / y);
 
 /**
  * The values of two ascending arrays (no NaN) in one ascending array: what sorting both
@@ -47,4 +48,117 @@ function isSorted(a: Float64Array, n: number): boolean {
 /** Sorts a[0..n) ascending in place as Float64Array.prototype.sort does; no NaN. */
 export function sortFloat64(a: Float64Array, n = a.length): void {
   if (!isSorted(a, n)) a.subarray(0, n).sort();
+}
+
+/*
+ * Order statistics and quantiles by selection, for the forecaster's hot paths where a sort was
+ * done to read two to eight values of it: the same values as sorting, bit for bit, in O(n) on
+ * average instead of O(n log n), and into a scratch buffer the caller owns.
+ *
+ * Why the values are the sort's: the k-th smallest of a list is one number whichever way it is
+ * found, except for the sign of a zero (the native sort puts -0 before +0, a comparison cannot
+ * tell them apart). So when the selected value is a zero, its sign is read from the counts: the
+ * k-th (from 0) is -0 when more than k values are below +0 (negatives and -0s). Pinned against
+ * quantileOfSorted(sortedFinite(...)) by tests/forecast/select.test.ts.
+ */
+
+/**
+ * Partially orders a[lo..hi] so that a[k] holds the value the sort would put there (but for
+ * the sign of a zero) and every value before it is not above it, every value after not below
+ * (Hoare's quickselect, middle pivot). No NaN in the range.
+ */
+export function selectRange(a: Float64Array, lo: number, hi: number, k: number): void {
+  while (hi > lo) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const tmp = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = tmp;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/** Values of a[0..n) below +0: the negatives and every -0. */
+function belowPositiveZero(a: Float64Array, n: number): number {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (before(a[i]!, 0)) count++;
+  return count;
+}
+
+/** Keeps the finite values of a[0..n) at its start, in order; returns how many. */
+export function compactFinite(a: Float64Array, n: number): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = a[i]!;
+    if (Number.isFinite(v)) a[m++] = v;
+  }
+  return m;
+}
+
+/**
+ * The values at ascending ranks `ranks` (0-based, each below n) of a[0..n) as the native sort
+ * orders them (-0 before +0), into out; reorders a. No NaN in a[0..n).
+ */
+export function orderStatistics(
+  a: Float64Array,
+  n: number,
+  ranks: ArrayLike<number>,
+  out: Float64Array,
+): void {
+  let from = 0;
+  let below = -1;
+  for (let i = 0; i < ranks.length; i++) {
+    const k = ranks[i]!;
+    if (k >= from) {
+      selectRange(a, from, n - 1, k);
+      from = k + 1;
+    }
+    let v = a[k]!;
+    if (v === 0) {
+      if (below < 0) below = belowPositiveZero(a, n);
+      v = k < below ? -0 : 0;
+    }
+    out[i] = v;
+  }
+}
+
+/**
+ * Type-7 quantiles (as quantileOfSorted) of the finite values among a[0..n), one per q of qs
+ * in any order, into out: bit for bit quantileOfSorted(sortedFinite(a[0..n)), q). NaN when no
+ * value is finite. Reorders a.
+ */
+export function quantilesInPlace(a: Float64Array, n: number, qs: readonly number[], out: Float64Array): void {
+  const m = compactFinite(a, n);
+  if (m === 0) {
+    out.fill(Number.NaN, 0, qs.length);
+    return;
+  }
+  const pos = qs.map((q) => Math.min(Math.max(q, 0), 1) * (m - 1));
+  const ranks: number[] = [];
+  for (const p of pos) ranks.push(Math.floor(p), Math.min(Math.floor(p) + 1, m - 1));
+  const unique = Int32Array.from(new Set(ranks)).sort();
+  const values = new Float64Array(unique.length);
+  orderStatistics(a, m, unique, values);
+  const at = (k: number) => values[unique.indexOf(k)]!;
+  for (let i = 0; i < qs.length; i++) {
+    const lo = Math.floor(pos[i]!);
+    const low = at(lo);
+    out[i] = low + (pos[i]! - lo) * (at(Math.min(lo + 1, m - 1)) - low);
+  }
+}
+
+/** One type-7 quantile of the finite values among a[0..n), as quantilesInPlace; reorders a. */
+export function quantileInPlace(a: Float64Array, n: number, q: number): number {
+  const out = new Float64Array(1);
+  quantilesInPlace(a, n, [q], out);
+  return out[0]!;
 }

@@ -4,7 +4,7 @@
  * refits the forecaster hundreds of times per trace.
  */
 
-import { sortFloat64 } from './sort.ts';
+import { selectRange, sortFloat64 } from './sort.ts';
 
 /**
  * The finite values of a list, sorted ascending (a fresh Float64Array); values already in order
@@ -34,30 +34,6 @@ export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   return sorted[lo]! + (pos - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
-/** The k-th smallest of a[0..n) (0-based), partially reordering a: quickselect, O(n) on average. */
-function select(a: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (hi > lo) {
-    const pivot = a[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const tmp = a[i]!;
-        a[i++] = a[j]!;
-        a[j--] = tmp;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k]!;
-  }
-  return a[k]!;
-}
-
 /**
  * Median of the finite values among the first n of buf (the mean of the middle two for an
  * even count; NaN when none), reordering buf: for callers that own a scratch buffer.
@@ -69,7 +45,8 @@ export function medianInPlace(buf: Float64Array, n: number): number {
     if (Number.isFinite(v)) buf[k++] = v;
   }
   if (k === 0) return Number.NaN;
-  const upper = select(buf, k, k >> 1);
+  selectRange(buf, 0, k - 1, k >> 1);
+  const upper = buf[k >> 1]!;
   if (k % 2 === 1) return upper;
   let lower = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < k >> 1; i++) if (buf[i]! > lower) lower = buf[i]!;

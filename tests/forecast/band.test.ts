@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseShape, crossCalibrated, type Errors, widthAt } from '#shared/forecast/band.ts';
+import { chooseShape, crossCalibrated, type Errors } from '#shared/forecast/band.ts';
+import { widthAt } from '#shared/forecast/widths.ts';
 import { normal, rng } from './synthetic.ts';
 
 const P = 288;
