@@ -18,7 +18,7 @@
  * floor at 2.33 sigmas covers 123 requests a minute.
  */
 
-import { lowerBound, sortFloat64 } from '../forecast/sort.ts';
+import { orderStatistics } from '../forecast/sort.ts';
 import { medianInPlace } from '../forecast/stats.ts';
 import { trailingMedians } from './rolling-median.ts';
 
@@ -42,22 +42,23 @@ const MAD_TO_SD = 1.4826;
 /**
  * Fits the model from pairs (level, actual demand); null with fewer than 20 usable minutes.
  *
- * Typed arrays throughout and no re-sort (the fit runs every hour of a backtest over two days
- * of minutes, 660 times on NASA July): the levels are sorted once, each pair finds its place
- * among them by binary search (ties keep their order, as the stable sort of pairs before did,
- * so the same pairs fall in each bin), and each bin's two medians are selections in one
- * scratch buffer instead of two sorted copies. Bit for bit the fit before: no residual here
- * is -0 (levels are above 0, y - l is +0 when equal), so a median's value does not depend on
- * how it is found (for demand under 1e307 in size: past that, y - l overflows and the old sort's
- * order was undefined). Pinned by tests/forecast/hot-paths.test.ts.
+ * Typed arrays throughout and no sort (the fit runs every hour of a backtest over two days of
+ * minutes, 744 times on NASA July): the pairs fall into bins by the rank of their level, ties
+ * in their order (as the stable sort of pairs did), and the ranks that matter (each bin's
+ * first level and its middle one or two) are selections (shared/forecast/sort.ts), not a
+ * sort; each bin's two medians are selections in one scratch buffer. Bit for bit the fit
+ * before: no residual here is -0 (levels are above 0, y - l is +0 when equal), so a median's
+ * value does not depend on the order of the bin's values nor on how it is found (for demand
+ * under 1e307 in size: past that, y - l overflows and the old sort's order was undefined).
+ * Pinned by tests/forecast/hot-paths.test.ts.
  */
 export function fitNoise(levels: ArrayLike<number>, actuals: ArrayLike<number>): NoiseModel | null {
   const usable = usablePairs(levels, actuals);
   const n = usable.count;
   const bins = Math.min(MAX_BINS, Math.floor(n / MIN_PER_BIN));
   if (bins < 2) return null;
-  const { sorted, residuals } = byLevel(usable);
   const per = Math.floor(n / bins);
+  const { residuals, medians } = byLevel(usable, bins, per);
   const scratch = new Float64Array(n);
   const points: [number, number][] = [];
   for (let b = 0; b < bins; b++) {
@@ -67,7 +68,7 @@ export function fitNoise(levels: ArrayLike<number>, actuals: ArrayLike<number>):
     const centre = medianInPlace(scratch, len);
     for (let j = 0; j < len; j++) scratch[j] = Math.abs(scratch[j]! - centre);
     const sd = MAD_TO_SD * medianInPlace(scratch, len);
-    points.push([medianOfSorted(sorted, from, len), sd * sd]);
+    points.push([medians[b]!, sd * sd]);
   }
   return { ...fitVariance(points), samples: n };
 }
@@ -97,26 +98,58 @@ function usablePairs(levels: ArrayLike<number>, actuals: ArrayLike<number>): Pai
 }
 
 /**
- * The levels sorted, and the residuals in the same order, equal levels in their original
- * order: the k-th pair of level l goes to (first index of l among the sorted levels) + k.
+ * The levels' ranks a fit reads, ascending: each bin's first (b x per, b >= 1) and its median's
+ * one or two (as the median of sorted levels takes them).
  */
-function byLevel(p: Pairs): { sorted: Float64Array; residuals: Float64Array } {
-  const n = p.count;
-  const sorted = p.levels.slice(0, n);
-  sortFloat64(sorted);
-  const taken = new Int32Array(n);
-  const residuals = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const first = lowerBound(sorted, 0, n, p.levels[i]!);
-    residuals[first + taken[first]!++] = p.residuals[i]!;
+function ranksOf(n: number, bins: number, per: number): Int32Array {
+  const ranks: number[] = [];
+  for (let b = 0; b < bins; b++) {
+    const from = b * per;
+    const len = (b === bins - 1 ? n : (b + 1) * per) - from;
+    const m = from + (len >> 1);
+    ranks.push(from, m);
+    if (len % 2 === 0) ranks.push(m - 1);
   }
-  return { sorted, residuals };
+  return Int32Array.from(new Set(ranks)).sort();
 }
 
-/** Median of sorted[from .. from + len), len >= 1. */
-function medianOfSorted(sorted: Float64Array, from: number, len: number): number {
-  const m = from + (len >> 1);
-  return len % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+/**
+ * The residuals by bin (bin b at b x per: the pairs whose level ranks in [b x per, (b + 1) x
+ * per), the last bin to the end; equal levels ranked in their order), and each bin's median
+ * level. A pair's rank is (levels below its level) + (earlier pairs at its level), so against
+ * bin b's first level v: a lower level is before it, a higher one after, an equal one after
+ * when (levels below v) + (earlier pairs at v) reaches b x per.
+ */
+function byLevel(p: Pairs, bins: number, per: number): { residuals: Float64Array; medians: Float64Array } {
+  const n = p.count;
+  const ranks = ranksOf(n, bins, per);
+  const values = new Float64Array(ranks.length);
+  orderStatistics(p.levels.slice(0, n), n, ranks, values);
+  const at = (k: number) => values[ranks.indexOf(k)]!;
+  const first = Float64Array.from({ length: bins }, (_, b) => at(b * per));
+  // Counts and bins without an early exit: the comparisons are coin flips a branch would miss.
+  const below = new Int32Array(bins);
+  const levels = p.levels;
+  for (let i = 0; i < n; i++) {
+    const l = levels[i]!;
+    for (let b = 1; b < bins; b++) below[b]! += l < first[b]! ? 1 : 0;
+  }
+  const seen = new Int32Array(bins);
+  const filled = Int32Array.from({ length: bins }, (_, b) => b * per);
+  const residuals = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const l = levels[i]!;
+    let bin = 0;
+    for (let b = 1; b < bins; b++) bin += l > first[b]! ? 1 : 0;
+    for (let b = bin + 1; b < bins && l === first[b]!; b++) if (below[b]! + seen[b]!++ >= b * per) bin = b;
+    residuals[filled[bin]!++] = p.residuals[i]!;
+  }
+  const medians = Float64Array.from({ length: bins }, (_, b) => {
+    const len = (b === bins - 1 ? n : (b + 1) * per) - b * per;
+    const m = b * per + (len >> 1);
+    return len % 2 ? at(m) : (at(m - 1) + at(m)) / 2;
+  });
+  return { residuals, medians };
 }
 
 /**

@@ -76,21 +76,29 @@ describe('hot paths: the new code gives the old results bit for bit', () => {
     );
   });
 
-  it('fitNoise equals the sorted-pairs version on any levels and actuals', () => {
-    const level = fc.oneof(
-      fc.integer({ min: -2, max: 40 }),
-      fc.double({ min: -10, max: 1e6, noNaN: true }),
-      value,
-    );
-    const pairs = fc.array(fc.tuple(level, value), { maxLength: 400 });
+  /** fitNoise and the sorted-pairs version agree on every (level, actual) list of `pairs`. */
+  const fitsAsBefore = (pairs: fc.Arbitrary<[number, number][]>, numRuns: number) =>
     fc.assert(
       fc.property(pairs, (ps) => {
         const levels = ps.map((p) => p[0]);
         const actuals = ps.map((p) => p[1]);
         return sameModel(fitNoise(levels, actuals), fitNoiseV1(levels, actuals));
       }),
-      { numRuns: 2000 },
+      { numRuns },
     );
+
+  it('fitNoise equals the sorted-pairs version on any levels and actuals', () => {
+    const level = fc.oneof(
+      fc.integer({ min: -2, max: 40 }),
+      fc.double({ min: -10, max: 1e6, noNaN: true }),
+      value,
+    );
+    fitsAsBefore(fc.array(fc.tuple(level, value), { maxLength: 400 }), 2000);
+  });
+
+  it('fitNoise equals the sorted-pairs version with up to six bins and equal levels across their edges', () => {
+    const level = fc.oneof(fc.integer({ min: 1, max: 8 }), fc.constantFrom(0.5, 2.5, 0, Number.NaN));
+    fitsAsBefore(fc.array(fc.tuple(level, value), { minLength: 20, maxLength: 700 }), 1000);
   });
 });
 
