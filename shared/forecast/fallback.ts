@@ -17,6 +17,7 @@
  * (tests/forecast/fallback.test.ts).
  */
 import { BINS_PER_DAY, DAYS_PER_WEEK, fromLog } from './series.ts';
+import { compactFinite, quantileInPlace } from './sort.ts';
 import { quantileOfSorted, sortedFinite } from './stats.ts';
 
 const P = BINS_PER_DAY;
@@ -64,17 +65,28 @@ export function naiveDay(z: Float64Array, dayEffect: (t: number) => number = () 
   const n = z.length;
   const moved = (t: number, s: number) => z[s]! + dayEffect(t) - dayEffect(s);
   const errors = [1, 2].map((lag) => {
-    const out: number[] = [];
-    for (let t = Math.max(lag * P, n - NAIVE_ERROR_DAYS * P); t < n; t++)
-      out.push(z[t]! - moved(t, t - lag * P));
-    return sortedFinite(out);
+    const from = Math.max(lag * P, n - NAIVE_ERROR_DAYS * P);
+    const out = new Float64Array(Math.max(0, n - from));
+    for (let t = from; t < n; t++) out[t - from] = z[t]! - moved(t, t - lag * P);
+    return out.subarray(0, compactFinite(out, out.length));
   });
+  // Each lag's quantiles by selection, each once (recentLoss asks for p50 and p90 at every bin).
+  const quantiles = errors.map(() => new Map<number, number>());
+  const errorQuantile = (lag: number, q: number): number => {
+    const e = errors[lag]!;
+    if (e.length === 0) return 0;
+    let v = quantiles[lag]!.get(q);
+    if (v === undefined) {
+      v = quantileInPlace(e, e.length, q);
+      quantiles[lag]!.set(q, v);
+    }
+    return v;
+  };
   return {
     quantile: (cut, k, q) => {
-      const e = errors[k < P ? 0 : 1]!;
       const source = lastSameSlot(z, naiveSource(cut, k));
       if (source < 0) return Number.NaN;
-      return moved(cut + k, source) + (e.length > 0 ? quantileOfSorted(e, q) : 0);
+      return moved(cut + k, source) + errorQuantile(k < P ? 0 : 1, q);
     },
   };
 }

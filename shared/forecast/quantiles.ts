@@ -6,7 +6,7 @@
  */
 
 import { chooseShape, type Errors, normalizedScales } from './band.ts';
-import { blended } from './blend.ts';
+import { blended, type PseudoForecast } from './blend.ts';
 import { correctionAt, termsAt } from './correction.ts';
 import type { LogForecaster } from './fallback.ts';
 import { baseAt, trendAt } from './model.ts';
@@ -56,20 +56,25 @@ export function seasonalForecaster(z: Float64Array, r: ResidualBands): LogForeca
   );
   const byCut = new Map(r.forecasts.map((f) => [f.cut, f]));
   const own = termsAt(model.devs, model.devs.length, trendAt(model, model.elapsed));
+  const centreAt = (k: number, f: PseudoForecast | undefined): number => {
+    const base = f ? f.base[k]! : baseAt(model, k);
+    return blended(
+      base + correctionAt(f ? f.terms : own, correction, k),
+      (f ?? r).average?.[k],
+      r.blendWeight,
+    );
+  };
+  // The last step's centre: every caller asks for several quantiles of one step in a row.
+  let last = { cut: Number.NaN, k: Number.NaN, centre: 0 };
   return {
     quantile: (cut, k, q) => {
       const f = byCut.get(cut);
       if (cut !== z.length && !f) return Number.NaN;
-      const base = f ? f.base[k]! : baseAt(model, k);
       const i = LEVELS.indexOf(q);
       const scale = scales[Math.min(bandIndex(k), scales.length - 1)]![i]!;
       const offset = i >= 0 ? scale * widthAt(widths, q, (cut + k) % P) : 0;
-      const centre = blended(
-        base + correctionAt(f ? f.terms : own, correction, k),
-        (f ?? r).average?.[k],
-        r.blendWeight,
-      );
-      return centre + offset;
+      if (last.cut !== cut || last.k !== k) last = { cut, k, centre: centreAt(k, f) };
+      return last.centre + offset;
     },
   };
 }

@@ -122,18 +122,23 @@ function todayForecasts(z: Float64Array, model: Model): PseudoForecast[] {
  * damping's shift; NaN where the actual is missing).
  */
 function absoluteError(misses: Float64Array[], forecasts: PseudoForecast[], c: Correction): number {
-  let [error, n] = [0, 0];
+  // Plain loops and locals: the sum is the hot spot of a forecast's correction choice.
+  let error = 0;
+  let n = 0;
   const w = WINDOW_CANDIDATES.indexOf(c.window as never);
-  forecasts.forEach(({ terms }, i) => {
+  const decay = c.decay;
+  for (let i = 0; i < forecasts.length; i++) {
+    const terms = forecasts[i]!.terms;
     const miss = misses[i]!;
     const long = terms.long[w]!;
-    let carry = (terms.short - long) * c.decay;
-    for (let k = 0; k < miss.length; k++, carry *= c.decay) {
-      if (Number.isNaN(miss[k]!)) continue;
-      error += Math.abs(miss[k]! - long - carry);
+    let carry = (terms.short - long) * decay;
+    for (let k = 0; k < miss.length; k++, carry *= decay) {
+      const m = miss[k]!;
+      if (Number.isNaN(m)) continue;
+      error += Math.abs(m - long - carry);
       n++;
     }
-  });
+  }
   return n === 0 ? Number.NaN : error / n;
 }
 
