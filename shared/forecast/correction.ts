@@ -44,6 +44,10 @@ export const corrections = (damping: number): Correction[] =>
     ),
   );
 
+/** The longest tail a median is taken over. */
+// spread-ok: four windows, once at load
+const SCRATCH_BINS = Math.max(SHORT_BINS, ...WINDOW_CANDIDATES);
+
 /** Median of the finite values of devs in [end - bins, end); 0 when none. */
 function tailMedian(devs: Float64Array, end: number, bins: number, scratch: Float64Array): number {
   const from = Math.max(0, end - bins);
@@ -67,9 +71,13 @@ export interface Terms extends TrendAt {
 
 /** The short and long terms at a cut `end` bins into devs (devs before `end` only). */
 export function termsAt(devs: Float64Array, end: number, trend: TrendAt): Terms {
-  const scratch = new Float64Array(Math.max(...WINDOW_CANDIDATES, SHORT_BINS));
+  const scratch = new Float64Array(SCRATCH_BINS);
   const short = tailMedian(devs, end, SHORT_BINS, scratch);
-  const long = Float64Array.from(WINDOW_CANDIDATES, (w) => (w === 0 ? 0 : tailMedian(devs, end, w, scratch)));
+  const long = new Float64Array(WINDOW_CANDIDATES.length);
+  for (let i = 0; i < long.length; i++) {
+    const w = WINDOW_CANDIDATES[i]!;
+    long[i] = w === 0 ? 0 : tailMedian(devs, end, w, scratch);
+  }
   return { short, long, ...trend };
 }
 

@@ -52,7 +52,11 @@ function parseOptions(history: readonly (number | null | undefined)[], options: 
     const issue = parsed.error.issues[0]!;
     throw new ForecastInputError(`options.${issue.path.join('.')} ${issue.message}`);
   }
-  const bad = history.findIndex((v) => isPresent(v) && v < 0);
+  let bad = -1;
+  for (let i = 0; i < history.length && bad < 0; i++) {
+    const v = history[i];
+    if (isPresent(v) && v < 0) bad = i;
+  }
   if (bad >= 0) {
     throw new ForecastInputError(
       `history[${bad}] is ${history[bad]}; request counts must be 0 or more (use null or NaN for a gap)`,

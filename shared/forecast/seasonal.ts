@@ -14,7 +14,15 @@
 
 import type { LevelStep } from './level.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
-import { meanFinite, median, medianInPlace, robustCenter, robustScale, theilSen } from './stats.ts';
+import {
+  meanFinite,
+  median,
+  medianInPlace,
+  medianOfFinite,
+  robustCenter,
+  robustScale,
+  theilSen,
+} from './stats.ts';
 
 export interface Seasonal {
   /** Day blocks fitted (m). */
@@ -81,17 +89,26 @@ function medianPolish(z: Float64Array, m: number): { levels: Float64Array; daily
   // Slot-major copy, so each column pass reads contiguous memory.
   const bySlot = new Float64Array(z.length);
   for (let r = 0; r < m; r++) for (let s = 0; s < P; s++) bySlot[s * m + r] = z[r * P + s]!;
+  // Only the finite differences are copied, in order: what medianInPlace keeps of a full copy.
   const rowPass = () => {
     for (let r = 0; r < m; r++) {
-      for (let s = 0; s < P; s++) row[s] = z[r * P + s]! - daily[s]!;
-      levels[r] = medianInPlace(row, P);
+      let k = 0;
+      for (let s = 0; s < P; s++) {
+        const v = z[r * P + s]! - daily[s]!;
+        if (Number.isFinite(v)) row[k++] = v;
+      }
+      levels[r] = medianOfFinite(row, k);
     }
   };
   rowPass();
   for (let iter = 0; iter < 2; iter++) {
     for (let s = 0; s < P; s++) {
-      for (let r = 0; r < m; r++) col[r] = bySlot[s * m + r]! - levels[r]!;
-      daily[s] = medianInPlace(col, m);
+      let k = 0;
+      for (let r = 0; r < m; r++) {
+        const v = bySlot[s * m + r]! - levels[r]!;
+        if (Number.isFinite(v)) col[k++] = v;
+      }
+      daily[s] = medianOfFinite(col, k);
     }
     rowPass();
   }
@@ -183,17 +200,22 @@ function residuals(z: Float64Array, levels: Float64Array, daily: Float64Array): 
   // The block level already holds the day-of-week effect: subtracting it again would offset
   // every weekday's residuals and turn "both weeks agree" into "they disagree".
   const e = new Float64Array(z.length);
-  for (let t = 0; t < z.length; t++) e[t] = z[t]! - levels[Math.floor(t / P)]! - daily[t % P]!;
+  for (let r = 0, t = 0; t < z.length; r++) {
+    const level = levels[r]!;
+    for (let s = 0; s < P && t < z.length; s++, t++) e[t] = z[t]! - level - daily[s]!;
+  }
   return e;
 }
 
 /** Weekday shape: clipped, smoothed residuals, centred across weeks per class and slot. */
 function interactionEffects(e: Float64Array, m: number, scale: number): Float64Array {
   const limit = CLIP_SIGMAS * Math.max(scale, 1e-6);
-  const smooth = windowMeans(
-    e.map((v) => (Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : Number.NaN)),
-    SHAPE_SMOOTH_BINS,
-  );
+  const clipped = new Float64Array(e.length);
+  for (let t = 0; t < e.length; t++) {
+    const v = e[t]!;
+    clipped[t] = Number.isFinite(v) ? Math.min(limit, Math.max(-limit, v)) : Number.NaN;
+  }
+  const smooth = windowMeans(clipped, SHAPE_SMOOTH_BINS);
   const out = new Float64Array(DAYS_PER_WEEK * P);
   const samples = new Float64Array(Math.ceil(m / DAYS_PER_WEEK));
   for (let c = 0; c < DAYS_PER_WEEK; c++) {
@@ -221,7 +243,8 @@ function windowMeans(values: Float64Array, half: number): Float64Array {
   }
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const [lo, hi] = [Math.max(0, i - half), Math.min(n, i + half + 1)];
+    const lo = Math.max(0, i - half);
+    const hi = Math.min(n, i + half + 1);
     const k = count[hi]! - count[lo]!;
     out[i] = k === 0 ? Number.NaN : (sum[hi]! - sum[lo]!) / k;
   }

@@ -44,6 +44,11 @@ export function medianInPlace(buf: Float64Array, n: number): number {
     const v = buf[i]!;
     if (Number.isFinite(v)) buf[k++] = v;
   }
+  return medianOfFinite(buf, k);
+}
+
+/** medianInPlace of buf[0..k) when all of them are finite (callers that filter as they copy). */
+export function medianOfFinite(buf: Float64Array, k: number): number {
   if (k === 0) return Number.NaN;
   selectRange(buf, 0, k - 1, k >> 1);
   const upper = buf[k >> 1]!;
