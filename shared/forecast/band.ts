@@ -150,14 +150,28 @@ function quantileOfOthers(all: Float64Array, mine: Float64Array, level: number):
 
 const pinball = (q: number, y: number, f: number): number => (y >= f ? q * (y - f) : (1 - q) * (f - y));
 
+/** The levels the shape is scored at. */
+const SHAPE_QS: readonly number[] = [0.1, 0.9];
+
 /** p10 and p90 pinball loss (log) of the errors under widths calibrated on them. */
 function shapeLoss(errors: Errors[], medians: number[], widths: SlotWidths): number {
   let loss = 0;
+  // Bands pooled from the same errors are one object (./residuals.ts): their scales, once.
+  const scales = SHAPE_QS.map(() => new Map<Errors, number>());
+  const scaleOf = (b: Errors, i: number): number => {
+    let scale = scales[i]!.get(b);
+    if (scale === undefined) {
+      const norm = normalized(b, widths, SHAPE_QS[i]!);
+      scale = quantileInPlace(norm, norm.length, SHAPE_QS[i]!);
+      scales[i]!.set(b, scale);
+    }
+    return scale;
+  };
   for (const [i, b] of errors.entries()) {
     const m = medians[i]!;
-    for (const q of [0.1, 0.9]) {
-      const norm = normalized(b, widths, q);
-      const scale = quantileInPlace(norm, norm.length, q);
+    for (let qi = 0; qi < SHAPE_QS.length; qi++) {
+      const q = SHAPE_QS[qi]!;
+      const scale = scaleOf(b, qi);
       for (let j = 0; j < b.errors.length; j++) {
         const e = b.errors[j]! - m;
         if (Number.isFinite(e)) loss += pinball(q, e, scale * widthAt(widths, q, b.slots[j]!));

@@ -51,9 +51,16 @@ export function seasonalForecaster(z: Float64Array, r: ResidualBands): LogForeca
   const { residuals, days } = model.seasonal;
   const pools = r.samples > 0 ? r.bands : [inSampleErrors(residuals, days)];
   const widths = chooseShape(residuals, days, r.samples > 0 ? r.bands : pools.map((b) => lastDays(b, days)));
-  const scales = pools.map((b) =>
-    normalizedScales(b, widths, LEVELS).map((s) => s * (r.samples > 0 ? 1 : IN_SAMPLE_WIDENING)),
-  );
+  // One pool may serve several bands (./residuals.ts): its scales, once.
+  const scaled = new Map<Errors, number[]>();
+  const scales = pools.map((b) => {
+    if (!scaled.has(b))
+      scaled.set(
+        b,
+        normalizedScales(b, widths, LEVELS).map((s) => s * (r.samples > 0 ? 1 : IN_SAMPLE_WIDENING)),
+      );
+    return scaled.get(b)!;
+  });
   const byCut = new Map(r.forecasts.map((f) => [f.cut, f]));
   const own = termsAt(model.devs, model.devs.length, trendAt(model, model.elapsed));
   const centreAt = (k: number, f: PseudoForecast | undefined): number => {

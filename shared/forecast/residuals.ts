@@ -184,19 +184,38 @@ function collect(z: Float64Array, pseudo: PseudoForecast[], c: Correction, w: nu
   return bands;
 }
 
-/** Pools thin bands with their neighbours outward until each has enough errors. */
+/**
+ * Pools thin bands with their neighbours outward until each has enough errors. Bands pooled
+ * from the same errors in the same order are one object (with a 200-minute horizon, three of
+ * the four bands hold the same 240 errors), so what is computed from a band is computed once.
+ */
 function pool(bands: RawBand[]): Errors[] {
+  const pooled = new Map<string, Errors>();
   return bands.map((_, b) => {
-    const { e, s, o } = { e: [...bands[b]!.e], s: [...bands[b]!.s], o: [...bands[b]!.o] };
-    for (let d = 1; e.length < MIN_BAND_SAMPLES && d < bands.length; d++) {
+    const sources = [b];
+    let n = bands[b]!.e.length;
+    for (let d = 1; n < MIN_BAND_SAMPLES && d < bands.length; d++) {
       for (const other of [b - d, b + d]) {
         if (other < 0 || other >= bands.length) continue;
-        e.push(...bands[other]!.e);
-        s.push(...bands[other]!.s);
-        o.push(...bands[other]!.o);
+        sources.push(other);
+        n += bands[other]!.e.length;
       }
     }
-    return { errors: Float64Array.from(e), slots: Int32Array.from(s), origins: Int32Array.from(o) };
+    const key = sources.filter((i) => bands[i]!.e.length > 0).join();
+    let errors = pooled.get(key);
+    if (!errors) {
+      errors = { errors: new Float64Array(n), slots: new Int32Array(n), origins: new Int32Array(n) };
+      let at = 0;
+      for (const i of sources) {
+        const { e, s, o } = bands[i]!;
+        errors.errors.set(e, at);
+        errors.slots.set(s, at);
+        errors.origins.set(o, at);
+        at += e.length;
+      }
+      pooled.set(key, errors);
+    }
+    return errors;
   });
 }
 

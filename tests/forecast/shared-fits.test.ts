@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { daysFits, fitModels, WEEKLY_WEIGHTS } from '#shared/forecast/model.ts';
+import { DEFAULT_PARAMS, daysFits, fitModels, WEEKLY_WEIGHTS } from '#shared/forecast/model.ts';
+import { residualBands } from '#shared/forecast/residuals.ts';
 import { logOffset, toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
 import { stressSeries } from './stress.ts';
 import { synthetic } from './synthetic.ts';
@@ -36,5 +37,19 @@ describe('a fit of whole days is shared by every origin whose days end at the sa
     const fits = daysFits(z);
     expect(fits(8 * P)).toBe(fits(8 * P));
     expect(fits(7 * P)).not.toBe(fits(8 * P));
+  });
+});
+
+describe('bands pooled from the same errors are one object', () => {
+  it('a 200-minute horizon: the three bands past the first hour share their 240 errors', () => {
+    const z = logBins(synthetic({ days: 15, weekendFactor: 0.6, seed: 4 }).slice(0, 14 * 1440 + 600));
+    const elapsed = 120;
+    const fits = daysFits(z);
+    const models = fitModels(z, elapsed, undefined, WEEKLY_WEIGHTS, fits(z.length - elapsed));
+    const { bands } = residualBands(z, models, 40, DEFAULT_PARAMS, fits);
+    expect(bands[2]).toBe(bands[1]);
+    expect(bands[3]).toBe(bands[1]);
+    expect(bands[0]).not.toBe(bands[1]);
+    expect(Array.from(bands[0]!.errors).sort()).toEqual(Array.from(bands[1]!.errors).sort());
   });
 });
