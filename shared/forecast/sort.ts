@@ -177,3 +177,54 @@ export function quantileInPlace(a: Float64Array, n: number, q: number): number {
   quantilesInPlace(a, n, [q], out);
   return out[0]!;
 }
+
+/** Sorts a[lo..hi] ascending by insertion (ties keep their order); for a few values. */
+function insertionSort(a: Float64Array, lo: number, hi: number): void {
+  for (let i = lo + 1; i <= hi; i++) {
+    const v = a[i]!;
+    let j = i;
+    while (j > lo && a[j - 1]! > v) {
+      a[j] = a[j - 1]!;
+      j--;
+    }
+    a[j] = v;
+  }
+}
+
+/** Values a bracket is sampled from, and the sample ranks it widens by on each side. */
+const SAMPLE = 31;
+const SAMPLE_MARGIN = 3;
+
+/**
+ * The median of a[0..k) (all finite; the mean of the middle two for an even k), the value
+ * medianOfFinite (./stats.ts) gives, with a[0..k) unchanged: a sorted sample of 31 brackets
+ * the middle ranks, one pass counts the values under the bracket and copies those in it to
+ * scratch (k long), and only those are selected from (about 1.3 k comparisons, against 3.4 k
+ * for a quickselect of all). Null when a value is -0 (a zero's sign would depend on how it is
+ * found: the caller's quickselect decides) or the bracket missed the middle: the caller
+ * selects as before.
+ */
+export function bracketedMedian(a: Float64Array, k: number, scratch: Float64Array): number | null {
+  if (k < 2 * SAMPLE) return null;
+  for (let i = 0; i < SAMPLE; i++) scratch[i] = a[Math.floor(((2 * i + 1) * k) / (2 * SAMPLE))]!;
+  insertionSort(scratch, 0, SAMPLE - 1);
+  const [r1, r2] = [(k - 1) >> 1, k >> 1];
+  const lo = scratch[Math.max(0, Math.floor((r1 * SAMPLE) / k) - SAMPLE_MARGIN)]!;
+  const hi = scratch[Math.min(SAMPLE - 1, Math.ceil((r2 * SAMPLE) / k) + SAMPLE_MARGIN)]!;
+  let below = 0;
+  let n = 0;
+  for (let i = 0; i < k; i++) {
+    const v = a[i]!;
+    if (v < lo) below++;
+    else if (v <= hi) {
+      if (v === 0 && 1 / v < 0) return null;
+      scratch[n++] = v;
+    }
+  }
+  if (below > r1 || below + n <= r2) return null;
+  selectRange(scratch, 0, n - 1, r1 - below);
+  const lower = scratch[r1 - below]!;
+  if (r1 === r2) return lower;
+  selectRange(scratch, r1 - below + 1, n - 1, r2 - below);
+  return (lower + scratch[r2 - below]!) / 2;
+}
