@@ -24,6 +24,8 @@ const MODIFIER: Partial<Record<MixReasonCode, (p: MixPolicy) => string>> = {
     `spot kept out of pools whose spot launches failed for lack of capacity in the last ${p.mix.interruptions.poolUnavailableMinutes} min`,
   PoolShareCapped: (p) =>
     `spot held so that one ${p.mix.spot?.lossDomain === 'zone' ? 'zone' : 'pool'} takes at most ${p.mix.spot?.maxPoolShare} % of the capacity (spot.maxPoolShare): spot share at most ${p.mix.spot?.maxPoolShare} % x the ${p.mix.spot?.lossDomain === 'zone' ? 'zones' : 'pools'} it is spread over`,
+  SpotHedge: (p) =>
+    `the loss cover and the growth past the plan held on spot over the other pools: the on-demand base raised towards the commitment, and above it as little on demand as keeps spot within ${p.mix.spot?.maxPercent} % up to maxCapacity ${p.maxCapacity} (cheaper than holding it partly on demand)`,
   SpotBreakerOpen: (p) =>
     `on-demand only: the spot breaker is open (more than ${p.mix.interruptions.breaker.reclaimedPercent} % of the spot fleet reclaimed within ${p.mix.interruptions.breaker.windowMinutes} min)`,
 };

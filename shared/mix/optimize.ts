@@ -15,6 +15,7 @@
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
+import { hedgedPlan } from './hedge.ts';
 import {
   layoutOf,
   lossOf,
@@ -238,7 +239,16 @@ export function cheapestPlan(
     const free = cheapestSpot(p, d, pools, availability, start, modifiers, false);
     if (free.usdPerHour < best.usdPerHour - 1e-9) shapedBy.push('PoolShareCapped');
   }
-  return { ...best, shapedBy };
+  // The loss cover and the growth past the plan on spot where that is cheaper (./hedge.ts).
+  const listed = new Set(best.mixedInstancesPolicy.overrides.map((o) => o.instanceType));
+  const layout = layoutFor(
+    p,
+    pools.filter((x) => listed.has(x.instanceType)),
+    availability,
+  );
+  const hedged = hedgedPlan(p, best, layout, floor);
+  if (hedged) shapedBy.push('SpotHedge');
+  return { ...(hedged ?? best), shapedBy };
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import type { SpotLossDomain } from '../policy/capacity-mix-schema.ts';
+import { spotUnder } from './hedge.ts';
 import { mixFloor, plannedMix, spotPools } from './optimize.ts';
 import { largestLoss, layoutOf, type PoolLayout, parsePoolKey } from './pools.ts';
 import { listsSpot, type MixPlan, type MixPolicy, type SpotAvailability } from './types.ts';
@@ -63,12 +64,7 @@ export function affordableCapacity(policy: MixPolicy, plan: MixPlan): number | n
 }
 
 /** Spot instances a group runs at capacity `d` under the plan's MixedInstancesPolicy. */
-export function spotAt(plan: MixPlan, d: number): number {
-  const { onDemandBaseCapacity: base, onDemandPercentageAboveBaseCapacity: pct } = plan.mixedInstancesPolicy;
-  if (d <= base) return 0;
-  const above = d - base;
-  return above - Math.ceil((above * pct) / 100);
-}
+export const spotAt = (plan: MixPlan, d: number): number => spotUnder(plan.mixedInstancesPolicy, d);
 
 /**
  * The pools a plan's group spreads spot over, by zone: the plan's own when it planned zones, else

@@ -98,6 +98,7 @@ export const MIX_REASON_CODES = [
   'PoolUnavailable',
   'SpotBreakerOpen',
   'PoolShareCapped',
+  'SpotHedge',
 ] as const;
 export type MixReasonCode = (typeof MIX_REASON_CODES)[number];
 

@@ -180,12 +180,16 @@ describe('the mix function, active', () => {
     w.states.set('chat-asg', undefined);
     await runAt(0);
     const r = last('chat-asg');
-    expect([r.outcome, r.reasons]).toEqual(['applied', ['ForecastMissing', 'FloorHeld', 'SpotNotCheaper']]);
-    // The committed base of 2, on demand; above it 40 % on demand, 60 % spot (spot.maxPercent).
+    expect([r.outcome, r.reasons]).toEqual([
+      'applied',
+      ['ForecastMissing', 'FloorHeld', 'SpotNotCheaper', 'SpotHedge'],
+    ]);
+    // The committed base of 2, on demand; above it 37 % on demand, the least that keeps spot within
+    // 60 % (spot.maxPercent) up to maxCapacity 40 (shared/mix/hedge.ts).
     expect(r.plan).toMatchObject({ capacity: 2, committed: 2, spot: 0 });
     expect(r.plan?.mixedInstancesPolicy).toMatchObject({
       onDemandBaseCapacity: 2,
-      onDemandPercentageAboveBaseCapacity: 40,
+      onDemandPercentageAboveBaseCapacity: 37,
     });
     expect(r.message).toMatch(/^Planned .* at the floor: no forecast point within the next \d+ h yet/);
     expect(w.plans.get('chat-asg')?.state.plan?.capacity).toBe(2);

@@ -18,21 +18,25 @@ const committed = mixPolicy({
 });
 
 describe('a plan with no spot, under a commitment that covers the forecast', () => {
-  it('holds its capacity on demand and grows past it on spot at maxPercent, listing only spot pools', () => {
+  it('holds its capacity on demand and grows past it on spot within maxPercent up to maxCapacity, listing only spot pools', () => {
     const plan = cheapestPlan(committed, covered);
     expect(plan.spot).toBe(0);
     expect(plan.capacity).toBe(10);
     expect(plan.mixedInstancesPolicy.onDemandBaseCapacity).toBe(10);
-    expect(plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity).toBe(40);
+    // The hedge split (shared/mix/hedge.ts): 20 % on demand above the base of 10 keeps spot within
+    // 60 % up to maxCapacity 40 (30 above the base, 6 on demand, 24 spot: 60 %).
+    expect(plan.shapedBy).toContain('SpotHedge');
+    expect(plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity).toBe(20);
     expect(plan.mixedInstancesPolicy.overrides.map((o) => o.instanceType)).toEqual([
       'g5.2xlarge',
       'g6.2xlarge',
     ]);
     expect(listsSpot(plan)).toBe(true);
     expect(spotAt(plan, 10)).toBe(0);
-    // 15 instances: 5 above the base, ceil(5 x 40 %) = 2 of them on demand, 3 on spot.
-    expect(spotAt(plan, 15)).toBe(3);
+    // 15 instances: 5 above the base, ceil(5 x 20 %) = 1 of them on demand, 4 on spot.
+    expect(spotAt(plan, 15)).toBe(4);
     expect(largestPoolAt(plan, 15)).toBe(2);
+    expect(spotAt(plan, 40)).toBe(24);
   });
 
   it('stays all on-demand with every pool listed when the breaker is open', () => {

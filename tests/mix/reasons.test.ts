@@ -112,6 +112,11 @@ const CASES: { case: string; code: MixReasonCode; result: () => MixStepResult }[
       ),
   },
   {
+    case: 'a committed base lets the loss cover and the growth past the plan run on spot',
+    code: 'SpotHedge',
+    result: () => first(12, mixPolicy({ committed: { instances: 10, instanceType: 'g5.2xlarge' } })),
+  },
+  {
     case: 'the open breaker plans on-demand only',
     code: 'SpotBreakerOpen',
     result: () =>
@@ -152,9 +157,13 @@ describe('plans, in numbers', () => {
     const { plan } = first(10);
     expect(plan).toMatchObject({ capacity: 12, onDemand: 6, committed: 2, spot: 6, largestSpotPool: 2 });
     expect(plan?.usdPerHour).toBeCloseTo(9.52, 6);
+    // The hedge split (shared/mix/hedge.ts): above the base of 2, 37 % on demand, the least that
+    // keeps spot within 60 % at maxCapacity 40 (38 above the base, ceil(14.06) = 15 on demand, 23
+    // spot: 57.5 %); at 12, 4 of the 10 above the base on demand, 6 spot.
+    expect(plan?.shapedBy).toContain('SpotHedge');
     expect(plan?.mixedInstancesPolicy).toMatchObject({
       onDemandBaseCapacity: 2,
-      onDemandPercentageAboveBaseCapacity: 40,
+      onDemandPercentageAboveBaseCapacity: 37,
       spotAllocationStrategy: 'price-capacity-optimized',
     });
   });

@@ -70,12 +70,14 @@ describe('affordableCapacity', () => {
     );
   });
 
-  it('in numbers: the 9.52 USD/h plan of 12 under a 12 USD/h budget grows to 15 (0.4 x 1.2 + 0.6 x 0.53 a step)', () => {
+  it('in numbers: the 9.52 USD/h plan of 12 under a 12 USD/h budget grows to 15 (0.37 x 1.2 + 0.63 x 0.53 a step)', () => {
     const policy = mixPolicy({ maxUsdPerHour: 12 });
     const plan = planFor(10, policy);
     expect(plan.capacity).toBe(12);
-    expect(marginalUsdPerHour(policy, plan)).toBeCloseTo(0.4 * 1.2 + 0.6 * ((0.48 + 0.4 + 0.72) / 3), 9);
-    expect(affordableCapacity(policy, plan)).toBe(12 + Math.floor((12 - plan.usdPerHour) / 0.8)); // 15
+    // The hedge split: 37 % on demand above the base (shared/mix/hedge.ts; tests/mix/reasons.test.ts).
+    const step = 0.37 * 1.2 + 0.63 * ((0.48 + 0.4 + 0.72) / 3);
+    expect(marginalUsdPerHour(policy, plan)).toBeCloseTo(step, 9);
+    expect(affordableCapacity(policy, plan)).toBe(12 + Math.floor((12 - plan.usdPerHour) / step)); // 15
   });
 });
 
