@@ -1,10 +1,15 @@
 /**
  * Forecaster speed: forecasts per second from 14 (and 28) days of per-minute NASA history,
  * each a full fit plus the 6 pseudo-origin refits behind its quantiles, 48 h ahead; one fit
- * alone; and the whole rolling-origin evaluation of `governor forecast`. Prints figures; never
- * fails.
+ * alone; the whole rolling-origin evaluation of `governor forecast`; and the governor policy's
+ * refits of NASA (14 days, 200 minutes ahead, every 180 minutes) against a baseline commit's
+ * forecaster in the same process, alternating, CPU time (GOVERNOR_BENCH_FORECAST_BASELINE,
+ * default 461293d: before issue 19's forecaster work; needs git), with a check that both give
+ * the same forecasts bit for bit. Prints figures; never fails.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrace } from '#shared/backtest/trace.ts';
@@ -30,7 +35,66 @@ function timeIt(fn: () => unknown, ms = 1500): number {
   return (performance.now() - t0) / n;
 }
 
-export function run(): void {
+type Forecaster = typeof forecast;
+
+/** A baseline commit's forecast(), extracted to `out`, or null (no git or no such commit). */
+async function baselineForecast(commit: string, out: string): Promise<Forecaster | null> {
+  const archive = spawnSync('git', ['archive', '--format=tar', commit, 'shared', 'package.json'], {
+    cwd: root,
+    maxBuffer: 1 << 28,
+  });
+  if (archive.status !== 0) return null;
+  if (spawnSync('tar', ['-x', '-C', out], { input: archive.stdout }).status !== 0) return null;
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
+  return ((await import(join(out, 'shared/forecast/forecast.ts'))) as { forecast: Forecaster }).forecast;
+}
+
+/** Numbers spelt bit for bit (-0, NaN), so two results compare exactly. */
+const exact = (x: unknown): string =>
+  JSON.stringify(x, (_k, v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : v));
+
+async function againstBaseline(minutes: readonly number[]): Promise<void> {
+  const commit = process.env.GOVERNOR_BENCH_FORECAST_BASELINE ?? '461293d';
+  const out = mkdtempSync(join(tmpdir(), 'governor-forecast-baseline-'));
+  try {
+    const baseline = await baselineForecast(commit, out);
+    if (!baseline) {
+      console.log(`baseline ${commit}: not available (needs git and the commit), skipped`);
+      return;
+    }
+    const origins: number[] = [];
+    for (let o = DAY; o <= minutes.length; o += 180) origins.push(o);
+    const all = (f: Forecaster) =>
+      origins.map((o) =>
+        f(minutes.slice(Math.max(0, o - 14 * DAY), o), { stepMinutes: 1, origin: o, horizonMinutes: 200 }),
+      );
+    const cpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    const spent = { baseline: 0, now: 0 };
+    let same = true;
+    for (let i = 0; i < 4; i++) {
+      const order = i % 2 ? (['now', 'baseline'] as const) : (['baseline', 'now'] as const);
+      const results: Record<string, string> = {};
+      for (const name of order) {
+        const t0 = cpu();
+        const r = all(name === 'now' ? forecast : baseline);
+        spent[name] += cpu() - t0;
+        if (i === 0) results[name] = exact(r);
+      }
+      if (i === 0) same = results.now === results.baseline;
+    }
+    const per = (ms: number) => fmt(ms / 4 / origins.length, 2);
+    console.log(
+      `the governor policy's ${origins.length} refits of NASA, CPU time: baseline ${commit} ${per(spent.baseline)} ms, now ${per(spent.now)} ms a forecast (${fmt(spent.baseline / spent.now, 2)}x), ${same ? 'the same forecasts bit for bit' : 'FORECASTS DIFFER'}`,
+    );
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
   const minutes = parseTrace(readFileSync(join(root, TRACE), 'utf8'), TRACE).requests;
   for (const days of [14, 28]) {
     // Origins move through the trace so no two calls see the same history.
@@ -52,4 +116,5 @@ export function run(): void {
   console.log(
     `governor forecast evaluation on NASA (${e.origins} origins, 6 methods): ${fmt(performance.now() - t0)} ms`,
   );
+  await againstBaseline(minutes);
 }
