@@ -159,14 +159,15 @@ export function quantilesInPlace(a: Float64Array, n: number, qs: readonly number
   }
   const pos = qs.map((q) => Math.min(Math.max(q, 0), 1) * (m - 1));
   const ranks: number[] = [];
-  for (const p of pos) ranks.push(Math.floor(p), Math.min(Math.floor(p) + 1, m - 1));
+  for (const p of pos) if (!Number.isNaN(p)) ranks.push(Math.floor(p), Math.min(Math.floor(p) + 1, m - 1));
   const unique = Int32Array.from(new Set(ranks)).sort();
   const values = new Float64Array(unique.length);
   orderStatistics(a, m, unique, values);
   const at = (k: number) => values[unique.indexOf(k)]!;
   for (let i = 0; i < qs.length; i++) {
     const lo = Math.floor(pos[i]!);
-    const low = at(lo);
+    // A NaN level reads no value: NaN, as quantileOfSorted gives.
+    const low = Number.isNaN(lo) ? Number.NaN : at(lo);
     out[i] = low + (pos[i]! - lo) * (at(Math.min(lo + 1, m - 1)) - low);
   }
 }

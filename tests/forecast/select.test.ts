@@ -21,7 +21,7 @@ const value = fc.oneof(
 const series = fc.array(value, { maxLength: 300 });
 const level = fc.oneof(
   fc.double({ min: -0.5, max: 1.5, noNaN: true }),
-  fc.constantFrom(0, 0.1, 0.5, 0.9, 0.99, 1),
+  fc.constantFrom(0, 0.1, 0.5, 0.9, 0.99, 1, Number.NaN, Number.POSITIVE_INFINITY),
 );
 
 describe('selection reads the values a sort would, bit for bit', () => {
