@@ -104,6 +104,15 @@ export function compactFinite(a: Float64Array, n: number): number {
   return m;
 }
 
+/** Moves the least (k = lo) or greatest (k = hi) value of a[lo..hi] to k. */
+function swapExtreme(a: Float64Array, lo: number, hi: number, k: number): void {
+  let at = k;
+  for (let i = lo; i <= hi; i++) if (k === lo ? a[i]! < a[at]! : a[i]! > a[at]!) at = i;
+  const tmp = a[k]!;
+  a[k] = a[at]!;
+  a[at] = tmp;
+}
+
 /** Orders a[lo..hi] so that each of ranks[rlo..rhi) (ascending, inside [lo, hi]) holds its value. */
 function selectMany(
   a: Float64Array,
@@ -116,7 +125,10 @@ function selectMany(
   while (rlo < rhi) {
     const mid = (rlo + rhi) >> 1;
     const k = ranks[mid]!;
-    selectRange(a, lo, hi, k);
+    // The end of a range (the other of a pair of middle ranks, most often) is its least or
+    // greatest value: one scan, not a quickselect.
+    if (k === lo || k === hi) swapExtreme(a, lo, hi, k);
+    else selectRange(a, lo, hi, k);
     selectMany(a, lo, k - 1, ranks, rlo, mid);
     [lo, rlo] = [k + 1, mid + 1];
   }
