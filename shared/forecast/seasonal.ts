@@ -14,7 +14,6 @@
 
 import type { LevelStep } from './level.ts';
 import { BINS_PER_DAY, DAYS_PER_WEEK } from './series.ts';
-import { bracketedMedian } from './sort.ts';
 import {
   meanFinite,
   median,
@@ -87,7 +86,6 @@ function medianPolish(z: Float64Array, m: number): { levels: Float64Array; daily
   const daily = new Float64Array(P);
   const row = new Float64Array(P);
   const col = new Float64Array(m);
-  const scratch = new Float64Array(P);
   // Slot-major copy, so each column pass reads contiguous memory.
   const bySlot = new Float64Array(z.length);
   for (let r = 0; r < m; r++) for (let s = 0; s < P; s++) bySlot[s * m + r] = z[r * P + s]!;
@@ -99,7 +97,7 @@ function medianPolish(z: Float64Array, m: number): { levels: Float64Array; daily
         const v = z[r * P + s]! - daily[s]!;
         if (Number.isFinite(v)) row[k++] = v;
       }
-      levels[r] = bracketedMedian(row, k, scratch) ?? medianOfFinite(row, k);
+      levels[r] = medianOfFinite(row, k);
     }
   };
   rowPass();

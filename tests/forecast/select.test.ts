@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  bracketedMedian,
-  compactFinite,
-  orderStatistics,
-  quantileInPlace,
-  quantilesInPlace,
-} from '#shared/forecast/sort.ts';
-import { medianOfFinite, quantileOfSorted, sortedFinite } from '#shared/forecast/stats.ts';
+import { compactFinite, orderStatistics, quantileInPlace, quantilesInPlace } from '#shared/forecast/sort.ts';
+import { quantileOfSorted, sortedFinite } from '#shared/forecast/stats.ts';
 
 /** Values as residuals hold them: repeats, zeros of both signs, gaps and infinities. */
 const value = fc.oneof(
@@ -76,40 +70,5 @@ describe('selection reads the values a sort would, bit for bit', () => {
     { case: 'the mean of the middle two', values: [10, 1, 3, 2], q: 0.5, want: 2.5 },
   ])('$case', ({ values, q, want }) => {
     expect(Object.is(quantileInPlace(Float64Array.from(values), values.length, q), want)).toBe(true);
-  });
-
-  it('bracketedMedian is medianOfFinite bit for bit when it answers, and leaves its input as it was', () => {
-    const finite = fc.oneof(
-      { weight: 4, arbitrary: fc.integer({ min: -5, max: 5 }) },
-      { weight: 4, arbitrary: fc.double({ min: -1e3, max: 1e3, noNaN: true, noDefaultInfinity: true }) },
-      { weight: 1, arbitrary: fc.constant(0) },
-    );
-    let answered = 0;
-    fc.assert(
-      fc.property(
-        fc.array(finite, { minLength: 1, maxLength: 600, size: 'max' }),
-        fc.boolean(),
-        fc.nat(),
-        (xs, sorted, at) => {
-          const a = Float64Array.from(xs);
-          // A -0 now and then: outside the bracket it cannot change the median, inside it gives null.
-          if (at % 4 === 0) a[at % a.length] = -0;
-          if (sorted) a.sort();
-          const before = a.slice();
-          const got = bracketedMedian(a, a.length, new Float64Array(a.length));
-          if (!a.every((v, i) => Object.is(v, before[i]))) return false;
-          if (got === null) return true;
-          answered++;
-          return Object.is(got, medianOfFinite(before, before.length));
-        },
-      ),
-      { numRuns: 3000 },
-    );
-    expect(answered).toBeGreaterThan(1000);
-  });
-
-  it('bracketedMedian leaves a row with a -0 to the quickselect', () => {
-    const row = Float64Array.from({ length: 100 }, (_, i) => (i % 2 ? 0 : -0));
-    expect(bracketedMedian(row, row.length, new Float64Array(100))).toBeNull();
   });
 });
