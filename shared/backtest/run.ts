@@ -10,14 +10,7 @@ import { BEST_TARGET_POLICY, closestTarget, savingAtEqualSlo } from './best-targ
 import { buildPolicies, type PolicyName } from './policies/index.ts';
 import type { LookaheadFits } from './policies/lookahead.ts';
 import type { Policy } from './policies/types.ts';
-import {
-  buildScenario,
-  buildWorkload,
-  oracleCapacity,
-  type ResolvedScenario,
-  type ScenarioOptions,
-  type Workload,
-} from './scenario.ts';
+import { buildScenario, buildWorkload, oracleCapacity, type ScenarioOptions } from './scenario.ts';
 import { simulate } from './simulate.ts';
 import { type Sweep, sweepTargetTracking } from './sweep.ts';
 import { type Trace, TraceError } from './trace.ts';
@@ -53,19 +46,7 @@ function forecastBand(policies: readonly Policy[]): Pick<BacktestResult, 'foreca
   return {};
 }
 
-/** What every policy of one backtest runs against: built once, from the input alone. */
-export interface PreparedBacktest {
-  input: BacktestInput;
-  workload: Workload;
-  scenario: ResolvedScenario;
-  oracle: number[];
-  oracleInstanceMinutes: number;
-  scoreFrom: number;
-  /** The policies to simulate, in table order (the best-target row is not one: it is a sweep). */
-  policies: Policy[];
-}
-
-export function prepareBacktest(input: BacktestInput): PreparedBacktest {
+export function runBacktest(input: BacktestInput): BacktestResult {
   const { trace, target, options } = input;
   const workload = buildWorkload(trace, options);
   const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
@@ -84,73 +65,23 @@ export function prepareBacktest(input: BacktestInput): PreparedBacktest {
   );
   const { only } = input;
   const policies = only ? all.filter((p) => only.includes(p.name as RunnablePolicy)) : all;
-  return { input, workload, scenario, oracle, oracleInstanceMinutes, scoreFrom, policies };
-}
-
-/** Simulated runs of some of the prepared policies, and the forecast band if one of them drew it. */
-export interface PolicyRuns {
-  runs: PolicyRun[];
-  forecast?: BacktestResult['forecast'];
-}
-
-/**
- * Simulates the prepared policies `which` (indexes into prep.policies, in that order). Progress
- * is reported as the share of these policies' minutes done.
- */
-export function simulatePolicies(
-  prep: PreparedBacktest,
-  which: readonly number[],
-  onProgress?: (policy: string, done: number) => void,
-): PolicyRuns {
-  const n = prep.workload.work.length;
-  const picked = which.map((i) => prep.policies[i]!);
-  const runs = picked.map((policy, i) => {
-    onProgress?.(policy.name, i / picked.length);
+  const n = workload.work.length;
+  const { onProgress } = input;
+  const runs = policies.map((policy, i) => {
+    onProgress?.(policy.name, i / policies.length);
     return simulate(policy, {
-      scenario: prep.scenario,
-      workload: prep.workload,
-      oracleInstanceMinutes: prep.oracleInstanceMinutes,
-      scoreFrom: prep.scoreFrom,
-      onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / picked.length)),
+      scenario,
+      workload,
+      oracleInstanceMinutes,
+      scoreFrom,
+      onProgress: onProgress && ((done) => onProgress(policy.name, (i + done / n) / policies.length)),
     });
   });
-  return { runs, ...forecastBand(picked) };
-}
-
-/** Target tracking swept over its targets, when the input asks for the best-target row. */
-export function sweepPrepared(prep: PreparedBacktest): Sweep | null {
-  const { only, target } = prep.input;
-  if (only && !only.includes(BEST_TARGET_POLICY)) return null;
-  return sweepTargetTracking({
-    scenario: prep.scenario,
-    workload: prep.workload,
-    oracleInstanceMinutes: prep.oracleInstanceMinutes,
-    scoreFrom: prep.scoreFrom,
-    objective: objectiveOf(target),
-  });
-}
-
-export function runBacktest(input: BacktestInput): BacktestResult {
-  const prep = prepareBacktest(input);
-  const simulated = simulatePolicies(
-    prep,
-    prep.policies.map((_, i) => i),
-    input.onProgress,
-  );
-  return assembleBacktest(prep, simulated, sweepPrepared(prep));
-}
-
-/** The result from the prepared backtest, every policy's run (in prep.policies' order) and the sweep. */
-export function assembleBacktest(
-  prep: PreparedBacktest,
-  simulated: PolicyRuns,
-  sweep: Sweep | null,
-): BacktestResult {
-  const { trace, target } = prep.input;
-  const { workload, scenario, oracle, scoreFrom } = prep;
-  const runs = simulated.runs;
-  const n = workload.work.length;
   const objective = objectiveOf(target);
+  const sweep =
+    !only || only.includes(BEST_TARGET_POLICY)
+      ? sweepTargetTracking({ scenario, workload, oracleInstanceMinutes, scoreFrom, objective })
+      : null;
   if (sweep) runs.splice(bestRowIndex(runs), 0, sweep.row);
   const tokens = tokensPerMinute(trace, workload.requests);
   for (const { summary, series } of runs) {
@@ -186,7 +117,7 @@ export function assembleBacktest(
     demand: workload.requests,
     ...(workload.work === workload.requests ? {} : { work: workload.work }),
     oracle,
-    ...(simulated.forecast ? { forecast: simulated.forecast } : {}),
+    ...forecastBand(policies),
     policies: runs,
     slo: judged(objective, runs, sweep),
   };

@@ -45,7 +45,6 @@ export const OPTIONS = {
   zones: { type: 'string' },
   'max-pool-share': { type: 'string' },
   'loss-domain': { type: 'string' },
-  workers: { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;

@@ -34,14 +34,12 @@ export async function outageCommand(values: Values, io: CliIo): Promise<number> 
       throw error;
     }
   })();
-  for (const flag of ['html', 'score-from', 'warm-pool', 'workers'] as const) {
+  for (const flag of ['html', 'score-from', 'warm-pool'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(
         flag === 'html'
           ? '--html does not apply to --outage: the HTML report draws the default backtest only; write the failover result with --json FILE, or drop --outage for the HTML'
-          : flag === 'workers'
-            ? '--workers applies to the default backtest only (a failover backtest runs in one thread): drop it'
-            : `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
+          : `--${flag} does not apply to --outage (a failover backtest has a table and --json only): drop it`,
       );
   }
   const trace = await loadTrace(values, io.cwd);
@@ -168,14 +166,12 @@ function poolOptions(
 
 /** --spot: the capacity mix backtest (docs/capacity-mix.md, "The backtest"): a table and --json. */
 export async function spotCommand(values: Values, io: CliIo): Promise<number> {
-  for (const flag of ['html', 'score-from', 'warm-pool', 'outage', 'workers'] as const) {
+  for (const flag of ['html', 'score-from', 'warm-pool', 'outage'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(
         flag === 'html'
           ? '--html does not apply to --spot: the HTML report draws the default backtest only; write the mix result with --json FILE, or drop --spot for the HTML'
-          : flag === 'workers'
-            ? '--workers applies to the default backtest only (a mix backtest runs in one thread): drop it'
-            : `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
+          : `--${flag} does not apply to --spot (a mix backtest has a table and --json only): drop it`,
       );
   }
   const trace = await loadTrace(values, io.cwd);

@@ -1,21 +1,12 @@
-import { availableParallelism } from 'node:os';
 import { boundNotes } from '../backtest/bounds.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
-import type { runBacktest } from '../backtest/run.ts';
+import { runBacktest } from '../backtest/run.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';
 import { formatTable, toJsonReport } from '../backtest/table.ts';
-import { runBacktestInThreads } from '../backtest/threads.ts';
 import { TraceError } from '../backtest/trace.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
-import {
-  loadTarget,
-  loadTrace,
-  OPTIONS,
-  planReports,
-  scenarioOptions,
-  wholeOption,
-} from './backtest-inputs.ts';
+import { loadTarget, loadTrace, OPTIONS, planReports, scenarioOptions } from './backtest-inputs.ts';
 import { outageCommand, SPOT_ONLY, spotCommand } from './backtest-modes.ts';
 import { writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
@@ -86,19 +77,15 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
   for (const line of warnings(target, options)) io.stderr(line);
   const bar = io.stderrIsTTY ? progressBar(io.stderr) : undefined;
   const scoreFrom = scoreFromOption(values['score-from'], trace.requests.length);
-  const workers = wholeOption('workers', values.workers, availableParallelism(), 0);
   let result: ReturnType<typeof runBacktest>;
   try {
-    result = await runBacktestInThreads(
-      {
-        trace,
-        target,
-        options,
-        onProgress: bar?.update,
-        ...(scoreFrom !== undefined ? { scoreFrom } : {}),
-      },
-      workers,
-    );
+    result = runBacktest({
+      trace,
+      target,
+      options,
+      onProgress: bar?.update,
+      ...(scoreFrom !== undefined ? { scoreFrom } : {}),
+    });
   } catch (error) {
     if (error instanceof TraceError) throw new UsageError(error.message);
     throw error;

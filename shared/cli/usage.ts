@@ -50,9 +50,6 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
                             policy's capacityMix.zones, else 3); a pool is a type in one zone
   --max-pool-share P        with --spot: spot.maxPoolShare, the most one loss may take, percent
   --loss-domain pool|zone   with --spot: spot.lossDomain, what one loss takes (default pool)
-  --workers N               threads for the default backtest: with 2 or more, the governor's
-                            forecasting run goes to a worker thread beside the others (default:
-                            one per core; 0 or 1: this thread only); the result is the same
   --json FILE               write the machine-readable result (every mode)
   --html FILE               write the self-contained HTML report (the default backtest only: not
                             with --outage or --spot, which write --json)

@@ -282,9 +282,6 @@ describe('backtest --spot', () => {
     [['--spot', '--max-pool-share', '2.5'], '--max-pool-share must be a whole number, got "2.5"'],
     [['--spot', '--loss-domain', 'region'], '--loss-domain must be pool or zone, got "region"'],
     [['--zones', '2'], '--zones needs --spot'],
-    [['--spot', '--workers', '2'], '--workers applies to the default backtest only (a mix backtest'],
-    [['--workers=-1'], '--workers must be a number from 0 up, got "-1"'],
-    [['--workers', '1.5'], '--workers must be a whole number, got "1.5"'],
   ])('refuses %j in one line', async (args, message) => {
     const { code, err } = await backtest(['--trace', 'ok.csv', ...args]);
     expect(code).toBe(2);
