@@ -8,7 +8,7 @@
  * simulate, table, JSON and HTML). Prints figures; never fails.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { buildScenario, buildWorkload, DEFAULT_SCENARIO, oracleCapacity } from '
 import { simulate } from '#shared/backtest/simulate.ts';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import { cpuMs, withBaseline } from './baseline.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TRACE = 'traces/nasa_http_1995_jul_per_minute.csv';
@@ -94,19 +95,6 @@ function perPolicy(): void {
 
 type RunBacktest = typeof runBacktest;
 
-/** The backtest modules of a baseline commit, extracted to a temporary folder, or null (no git). */
-async function baselineOf(commit: string, out: string): Promise<{ runBacktest: RunBacktest } | null> {
-  const archive = spawnSync('git', ['archive', '--format=tar', commit, 'shared', 'package.json'], {
-    cwd: root,
-    maxBuffer: 1 << 28,
-  });
-  if (archive.status !== 0) return null;
-  const untar = spawnSync('tar', ['-x', '-C', out], { input: archive.stdout });
-  if (untar.status !== 0) return null;
-  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
-  return (await import(join(out, 'shared/backtest/run.ts'))) as { runBacktest: RunBacktest };
-}
-
 /**
  * The whole backtest against the baseline commit's, alternating in this process (CPU time, so a
  * busy machine slows both alike). Both must give the same result: tests/backtest/identical.test.ts
@@ -114,38 +102,27 @@ async function baselineOf(commit: string, out: string): Promise<{ runBacktest: R
  */
 async function againstBaseline(): Promise<void> {
   const commit = process.env.GOVERNOR_BENCH_BASELINE ?? 'f2ba738';
-  const out = mkdtempSync(join(tmpdir(), 'governor-baseline-'));
-  try {
-    const baseline = await baselineOf(commit, out);
-    if (!baseline) {
-      console.log(`baseline ${commit}: not available (needs git and the commit), skipped`);
-      return;
-    }
+  await withBaseline(commit, async (folder) => {
+    const baseline = (await import(join(folder, 'shared/backtest/run.ts'))) as { runBacktest: RunBacktest };
     const parsed = parsePolicyText(readFileSync(join(root, 'examples/policy.yaml'), 'utf8'));
     if (!parsed.ok) throw new Error('examples/policy.yaml is invalid');
     const target = parsed.policy.targets[0]!;
     const trace = parseTrace(readFileSync(join(root, TRACE), 'utf8'), TRACE);
-    const cpu = () => {
-      const u = process.cpuUsage();
-      return (u.user + u.system) / 1000;
-    };
     const spent = { baseline: 0, now: 0 };
     for (let i = 0; i < 2; i++) {
       for (const [name, run] of [
         ['baseline', baseline.runBacktest],
         ['now', runBacktest],
       ] as const) {
-        const t0 = cpu();
+        const t0 = cpuMs();
         run({ trace, target, options: DEFAULT_SCENARIO });
-        spent[name] += cpu() - t0;
+        spent[name] += cpuMs() - t0;
       }
     }
     console.log(
       `whole NASA backtest, CPU time: baseline ${commit} ${fmt(spent.baseline / 2)} ms, now ${fmt(spent.now / 2)} ms (${fmt(spent.baseline / spent.now, 2)}x)`,
     );
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  });
 }
 
 function npmStart(): void {

@@ -7,9 +7,7 @@
  * default 461293d: before issue 19's forecaster work; needs git), with a check that both give
  * the same forecasts bit for bit. Prints figures; never fails.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrace } from '#shared/backtest/trace.ts';
@@ -17,6 +15,7 @@ import { forecast } from '#shared/forecast/forecast.ts';
 import { fitModel } from '#shared/forecast/model.ts';
 import { toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
 import { evaluateForecasts } from '#shared/forecast-accuracy/evaluate.ts';
+import { cpuMs, withBaseline } from './baseline.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TRACE = 'traces/nasa_http_1995_jul_per_minute.csv';
@@ -37,50 +36,30 @@ function timeIt(fn: () => unknown, ms = 1500): number {
 
 type Forecaster = typeof forecast;
 
-/** A baseline commit's forecast(), extracted to `out`, or null (no git or no such commit). */
-async function baselineForecast(commit: string, out: string): Promise<Forecaster | null> {
-  const archive = spawnSync('git', ['archive', '--format=tar', commit, 'shared', 'package.json'], {
-    cwd: root,
-    maxBuffer: 1 << 28,
-  });
-  if (archive.status !== 0) return null;
-  if (spawnSync('tar', ['-x', '-C', out], { input: archive.stdout }).status !== 0) return null;
-  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
-  return ((await import(join(out, 'shared/forecast/forecast.ts'))) as { forecast: Forecaster }).forecast;
-}
-
 /** Numbers spelt bit for bit (-0, NaN), so two results compare exactly. */
 const exact = (x: unknown): string =>
   JSON.stringify(x, (_k, v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : v));
 
 async function againstBaseline(minutes: readonly number[]): Promise<void> {
   const commit = process.env.GOVERNOR_BENCH_FORECAST_BASELINE ?? '461293d';
-  const out = mkdtempSync(join(tmpdir(), 'governor-forecast-baseline-'));
-  try {
-    const baseline = await baselineForecast(commit, out);
-    if (!baseline) {
-      console.log(`baseline ${commit}: not available (needs git and the commit), skipped`);
-      return;
-    }
+  await withBaseline(commit, async (folder) => {
+    const baseline = ((await import(join(folder, 'shared/forecast/forecast.ts'))) as { forecast: Forecaster })
+      .forecast;
     const origins: number[] = [];
     for (let o = DAY; o <= minutes.length; o += 180) origins.push(o);
     const all = (f: Forecaster) =>
       origins.map((o) =>
         f(minutes.slice(Math.max(0, o - 14 * DAY), o), { stepMinutes: 1, origin: o, horizonMinutes: 200 }),
       );
-    const cpu = () => {
-      const u = process.cpuUsage();
-      return (u.user + u.system) / 1000;
-    };
     const spent = { baseline: 0, now: 0 };
     let same = true;
     for (let i = 0; i < 4; i++) {
       const order = i % 2 ? (['now', 'baseline'] as const) : (['baseline', 'now'] as const);
       const results: Record<string, string> = {};
       for (const name of order) {
-        const t0 = cpu();
+        const t0 = cpuMs();
         const r = all(name === 'now' ? forecast : baseline);
-        spent[name] += cpu() - t0;
+        spent[name] += cpuMs() - t0;
         if (i === 0) results[name] = exact(r);
       }
       if (i === 0) same = results.now === results.baseline;
@@ -89,9 +68,7 @@ async function againstBaseline(minutes: readonly number[]): Promise<void> {
     console.log(
       `the governor policy's ${origins.length} refits of NASA, CPU time: baseline ${commit} ${per(spent.baseline)} ms, now ${per(spent.now)} ms a forecast (${fmt(spent.baseline / spent.now, 2)}x), ${same ? 'the same forecasts bit for bit' : 'FORECASTS DIFFER'}`,
     );
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<void> {
