@@ -24,6 +24,18 @@ const id = (n: number) => `i-${n.toString(16).padStart(17, '0')}`;
 const asg = mockClient(AutoScalingClient);
 /** The group as Auto Scaling holds it: desired, and each instance's LifecycleState. */
 let group: { desired: number; instances: Map<string, string> };
+/** DescribeAutoScalingGroups as Auto Scaling answers it for `group` now. */
+const describeGroup = async () => ({
+  AutoScalingGroups: [
+    {
+      AutoScalingGroupName: GROUP,
+      DesiredCapacity: group.desired,
+      MinSize: 2,
+      MaxSize: 40,
+      Instances: [...group.instances].map(([InstanceId, LifecycleState]) => ({ InstanceId, LifecycleState })),
+    },
+  ],
+});
 /** How many of the next TerminateInstanceInAutoScalingGroup calls are denied. */
 let denied = 0;
 
@@ -39,20 +51,7 @@ beforeEach(() => {
       [id(12), 'Pending'],
     ]),
   };
-  asg.on(DescribeAutoScalingGroupsCommand).callsFake(async () => ({
-    AutoScalingGroups: [
-      {
-        AutoScalingGroupName: GROUP,
-        DesiredCapacity: group.desired,
-        MinSize: 2,
-        MaxSize: 40,
-        Instances: [...group.instances].map(([InstanceId, LifecycleState]) => ({
-          InstanceId,
-          LifecycleState,
-        })),
-      },
-    ],
-  }));
+  asg.on(DescribeAutoScalingGroupsCommand).callsFake(describeGroup);
   asg
     .on(TerminateInstanceInAutoScalingGroupCommand)
     .callsFake(async (input: { InstanceId: string; ShouldDecrementDesiredCapacity: boolean }) => {
@@ -227,20 +226,7 @@ describe('retirements in flight, finished by the mix function', () => {
     expect(group.desired).toBe(12);
 
     // The read answers again; the first termination is lost in a timeout after AWS acted on it.
-    asg.on(DescribeAutoScalingGroupsCommand).callsFake(async () => ({
-      AutoScalingGroups: [
-        {
-          AutoScalingGroupName: GROUP,
-          DesiredCapacity: group.desired,
-          MinSize: 2,
-          MaxSize: 40,
-          Instances: [...group.instances].map(([InstanceId, LifecycleState]) => ({
-            InstanceId,
-            LifecycleState,
-          })),
-        },
-      ],
-    }));
+    asg.on(DescribeAutoScalingGroupsCommand).callsFake(describeGroup);
     let lost = 1;
     asg.on(TerminateInstanceInAutoScalingGroupCommand).callsFake(async (input: { InstanceId: string }) => {
       group.instances.set(input.InstanceId, 'Terminating');
