@@ -31,11 +31,14 @@ type Snapshot = SignalSnapshot & {
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
 };
 
-/** The engine's mix floor and budget ceiling from the target's plan (none without one). */
-function mixLimits(m: MixPlanInput | undefined): Pick<SignalSnapshot, 'mixFloor' | 'budgetCeiling'> {
+/** The engine's mix and committed floors and budget ceiling from the target's plan (none without one). */
+function mixLimits(
+  m: MixPlanInput | undefined,
+): Pick<SignalSnapshot, 'mixFloor' | 'committedFloor' | 'budgetCeiling'> {
   if (!m) return {};
   return {
     ...(m.capacity !== null ? { mixFloor: { capacity: m.capacity } } : {}),
+    ...(m.committed !== null ? { committedFloor: { capacity: m.committed } } : {}),
     ...(m.ceiling !== null && m.maxUsdPerHour !== null
       ? { budgetCeiling: { capacity: m.ceiling, maxUsdPerHour: m.maxUsdPerHour } }
       : {}),

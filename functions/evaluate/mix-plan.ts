@@ -1,6 +1,10 @@
 /**
  * The capacity mix limits of a tick's targets, from their PLAN items (MIX#<id>, PLAN, written by
- * functions/mix). Pure. Two limits:
+ * functions/mix). Pure. Three limits:
+ *  - the committed base (the engine's committedFloor, CommittedFloor): the plan's committed
+ *    on-demand instances (the commitment the mix function planned on: min(the policy's, what
+ *    exists)). Billed every hour whether they run or not, so the fleet never runs fewer: their
+ *    idle hours are headroom already paid for (the backtest's floor too).
  *  - the floor (the engine's mixFloor, MixPlanFloor): lossCoverFloor(policy, plan, need), the
  *    least capacity that, run under the plan's MixedInstancesPolicy, still serves `need` after
  *    losing its largest spot pool, where `need` is the forecast floor's most over the next
@@ -33,6 +37,11 @@ export interface MixPlanInput {
   capacity: number | null;
   /** The plan's own capacity (sized for the horizon's peak), or null without a plan. */
   planCapacity: number | null;
+  /**
+   * The committed base given to the engine (committedFloor, CommittedFloor): the plan's committed
+   * on-demand instances, paid whether they run or not; null without a plan or a commitment.
+   */
+  committed: number | null;
   /** The budget's ceiling given to the engine, or null: no budget, or no plan to grow from. */
   ceiling: number | null;
   /** The budget, USD per hour, or null when the policy sets none. */
@@ -119,6 +128,7 @@ export function mixLimitsAt(
     return {
       capacity: null,
       planCapacity: null,
+      committed: null,
       ceiling: null,
       maxUsdPerHour: budget,
       usdPerHour: null,
@@ -136,12 +146,16 @@ export function mixLimitsAt(
         : `held at ${capacity} or more: losing its largest spot pool leaves the ${need} the forecast needs over the next ${lead} min`;
   const budgetPart =
     ceiling === null || budget === null ? 'no budget' : `the budget of ${usd(budget)} pays for ${ceiling}`;
+  const committed = plan.committed > 0 ? plan.committed : null;
+  const committedPart =
+    committed === null ? '' : `; ${committed} committed, paid whether they run or not, held running`;
   return {
     capacity,
     planCapacity: plan.capacity,
+    committed,
     ceiling,
     maxUsdPerHour: budget,
     usdPerHour: plan.usdPerHour,
-    detail: `plan in force: ${plan.capacity} instances, ${plan.spot} spot (${usd(plan.usdPerHour)}); ${floorPart}; ${budgetPart}`,
+    detail: `plan in force: ${plan.capacity} instances, ${plan.spot} spot (${usd(plan.usdPerHour)}); ${floorPart}${committedPart}; ${budgetPart}`,
   };
 }

@@ -156,6 +156,7 @@ export function decide(
     ...(snapshot.forecastFloor?.fallback ? { floorFallback: snapshot.forecastFloor.fallback } : {}),
     ...(snapshot.failoverFloor ? { failoverFloor: snapshot.failoverFloor } : {}),
     ...(snapshot.mixFloor ? { mixFloor: snapshot.mixFloor } : {}),
+    ...(snapshot.committedFloor ? { committedFloor: snapshot.committedFloor } : {}),
     ...(snapshot.budgetCeiling ? { budgetCeiling: snapshot.budgetCeiling } : {}),
   };
   decision.message = describeDecision(decision, policy);
@@ -164,9 +165,9 @@ export function decide(
 }
 
 /**
- * Forecast floor, budget ceiling, mix plan floor, failover floor, step limits, then min/max: each
- * leaves its reason when it acts. Without a budgetCeiling and a mixFloor the result is what it was
- * before they existed (tests/engine/ceiling.test.ts).
+ * Forecast floor, budget ceiling, mix plan floor, committed floor, failover floor, step limits,
+ * then min/max: each leaves its reason when it acts. Without a budgetCeiling, a mixFloor and a
+ * committedFloor the result is what it was before they existed (tests/engine/ceiling.test.ts).
  */
 function applyLimits(
   policy: TargetPolicy,
@@ -201,6 +202,12 @@ function applyLimits(
   if (planned !== undefined && Number.isFinite(planned) && planned > desired) {
     desired = Math.ceil(planned);
     reasons.push('MixPlanFloor');
+  }
+  // The committed base is billed whether it runs or not: never run fewer than it.
+  const paid = snapshot.committedFloor?.capacity;
+  if (paid !== undefined && Number.isFinite(paid) && paid > desired) {
+    desired = Math.ceil(paid);
+    reasons.push('CommittedFloor');
   }
   // A failover group's floor: the standby's own scale-in must not undo a prescale or the warm floor.
   const held = snapshot.failoverFloor?.capacity;

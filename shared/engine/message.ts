@@ -98,6 +98,8 @@ const CLAUSES: Record<ReasonCode, Clause> = {
       : 'a failover group needs at least this much',
   MixPlanFloor: (d) =>
     `the capacity mix needs ${plural(d.mixFloor?.capacity ?? 0, 'instance')} so that losing its largest spot pool still serves the forecast`,
+  CommittedFloor: (d) =>
+    `the committed base of ${plural(d.committedFloor?.capacity ?? 0, 'instance')} is paid every hour whether it runs or not, so it serves`,
   BudgetCapped: (d) =>
     d.budgetCeiling
       ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`

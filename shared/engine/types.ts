@@ -32,6 +32,15 @@ export interface MixFloor {
   capacity: number;
 }
 
+/**
+ * The committed base: instances a capacity mix plan counts as paid for (Reserved Instances,
+ * capacity reservations or a Savings Plan, capacityMix.committed, planned on what exists). They
+ * are billed every hour whether they run or not, so running them costs nothing more.
+ */
+export interface CommittedFloor {
+  capacity: number;
+}
+
 /** The budget's ceiling: the most instances maxUsdPerHour pays for. */
 export interface BudgetCeiling {
   capacity: number;
@@ -79,6 +88,12 @@ export interface SignalSnapshot {
    */
   mixFloor?: MixFloor;
   /**
+   * The committed base of the capacity mix plan in force (its `committed`: the on-demand
+   * instances the commitment covers). Paid whether they run or not, so the fleet never runs
+   * fewer: idle commitment is headroom bought already. A floor: it wins over the budget ceiling.
+   */
+  committedFloor?: CommittedFloor;
+  /**
    * The most the target's budget (capacityMix.maxUsdPerHour) pays for, grown from the plan in
    * force the way its MixedInstancesPolicy grows (shared/mix/shift.ts affordableCapacity). It caps
    * scale-out only (what signals and the forecast floor ask for); it never causes a scale-in, and
@@ -123,6 +138,7 @@ export const REASON_CODES = [
   'ForecastFallback',
   'FailoverFloor',
   'MixPlanFloor',
+  'CommittedFloor',
   'BudgetCapped',
   'BudgetBurning',
   'BudgetSpare',
@@ -173,6 +189,8 @@ export interface Decision {
   failoverFloor?: FailoverFloor;
   /** The capacity mix plan's floor, when one was given (see SignalSnapshot.mixFloor). */
   mixFloor?: MixFloor;
+  /** The committed base held, when one was given (see SignalSnapshot.committedFloor). */
+  committedFloor?: CommittedFloor;
   /** The budget's ceiling, when one was given (see SignalSnapshot.budgetCeiling). */
   budgetCeiling?: BudgetCeiling;
   /**

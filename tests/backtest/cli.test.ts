@@ -263,6 +263,25 @@ describe('backtest --spot', () => {
     expect(row('governor + mix').committedUsd).toBeCloseTo(c.instances * 0.5 * 1.5, 6);
   });
 
+  it('runs the committed base it bills: paid whether it runs or not, it serves (CommittedFloor)', async () => {
+    const { code } = await backtest([
+      ...['--trace', 'ok.csv', '--spot', '--committed', '36', '--committed-price', '0.5'],
+      ...['--json', 'floor.json'],
+    ]);
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'floor.json'), 'utf8'));
+    const row = (name: string) => report.runs.find((r: { name: string }) => r.name === name);
+    const onDemand = row('governor, all on-demand');
+    // In the quiet hour all on-demand runs about 20 instances (its target is half the saturation
+    // rate), the committed rows the 36 they pay for: at least 36 x 1.5 instance-hours over the 90
+    // minutes, and more headroom for no more money.
+    for (const name of ['governor, committed + on-demand', 'governor + mix']) {
+      expect(row(name).instanceHours).toBeGreaterThanOrEqual(36 * 1.5);
+      expect(row(name).instanceHours).toBeGreaterThan(onDemand.instanceHours + 10);
+      expect(row(name).violationMinutes).toBeLessThanOrEqual(onDemand.violationMinutes);
+    }
+  });
+
   it.each([
     [['--spot-price', '0.3'], '--spot-price needs --spot'],
     [

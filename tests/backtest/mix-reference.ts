@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPOT, runMixBacktest, type SpotOptions } from '#shared/backtest/mix/run.ts';
+import { SPOTHEDGE } from '#shared/backtest/mix/spothedge.ts';
 import { MIX_BASELINE, mixRows } from '#shared/backtest/mix/table.ts';
 import { type LookaheadFits, lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
@@ -48,6 +49,7 @@ function run(file: string, interruptionScale = 1, more: Partial<SpotOptions> = {
     onDemand: row(MIX_BASELINE),
     split: row('target tracking 70/30'),
     committedOnly: row('governor, committed + on-demand'),
+    hedge: row(SPOTHEDGE),
     result,
   };
 }
@@ -89,15 +91,22 @@ export function mixReferenceSuite(file: string): void {
     }, 180_000);
 
     // Issue 22: the commitment governor commit plans on this trace's all on-demand fleet, at an
-    // illustrative 3-year rate of 0.62 USD/h (on demand 1.52), under the spot mix.
-    it('with the planned commitment: at least 45 % cheaper than all on-demand within 0.1 pp of its violation minutes; a 10x zone-wide storm adds under 0.5 pp', () => {
+    // illustrative 3-year rate of 0.62 USD/h (on demand 1.52), under the spot mix. The committed
+    // base is paid whether it runs or not, so Governor's rows hold it running (CommittedFloor):
+    // fewer violation minutes than all on-demand for no more money, and cheaper than SpotHedge
+    // (on Twitter at fewer violation minutes too; NASA: 56 against SpotHedge's 42).
+    it('with the planned commitment: at least 45 % cheaper than all on-demand at fewer violation minutes, cheaper than SpotHedge; a 10x zone-wide storm adds under 0.5 pp', () => {
       const planned = { committed: 'auto' as const, committedUsdPerHour: 0.62 };
-      const { mix, onDemand, committedOnly, result } = run(file, 1, planned);
+      const { mix, onDemand, committedOnly, hedge, result } = run(file, 1, planned);
       expect(result.spot.commitment.chosen).toBe('planned');
       expect(result.spot.commitment.instances).toBeGreaterThan(0);
       expect(mix.vsBaseline).toBeLessThanOrEqual(-45);
       expect(mix.costUsd).toBeLessThan(committedOnly.costUsd);
-      expect(100 * (mix.violationRatio - onDemand.violationRatio)).toBeLessThanOrEqual(0.1);
+      expect(mix.violationMinutes).toBeLessThan(onDemand.violationMinutes);
+      expect(committedOnly.violationMinutes).toBeLessThan(onDemand.violationMinutes);
+      expect(mix.costUsd).toBeLessThan(hedge.costUsd);
+      if (file.startsWith('twitter'))
+        expect(mix.violationMinutes).toBeLessThanOrEqual(hedge.violationMinutes);
       expect(1 - mix.violationRatio).toBeGreaterThanOrEqual(0.995);
       expect(onDemand.committedUsd).toBe(0);
 

@@ -55,6 +55,7 @@ interface Tick {
   ratio: number | null;
   ceiling: number | undefined;
   mixFloor: number | undefined;
+  committedFloor: number | undefined;
   failoverFloor: number | undefined;
   forecastFloor: number | undefined;
 }
@@ -63,6 +64,7 @@ const tickArb: fc.Arbitrary<Tick> = fc.record({
   ratio: fc.option(fc.double({ min: 0, max: 5, noNaN: true }), { freq: 8 }),
   ceiling: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
   mixFloor: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined, freq: 2 }),
+  committedFloor: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined, freq: 2 }),
   failoverFloor: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined, freq: 4 }),
   forecastFloor: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined, freq: 2 }),
 });
@@ -82,6 +84,7 @@ function snapOf(p: TargetPolicy, tick: Tick, now: number, current: number): Sign
     values: { invocationsPerInstance: value },
     ...(tick.forecastFloor !== undefined ? { forecastFloor: tick.forecastFloor } : {}),
     ...(tick.mixFloor !== undefined ? { mixFloor: { capacity: tick.mixFloor } } : {}),
+    ...(tick.committedFloor !== undefined ? { committedFloor: { capacity: tick.committedFloor } } : {}),
     ...(tick.failoverFloor !== undefined
       ? { failoverFloor: { capacity: tick.failoverFloor, groupId: 'g', phase: 'steady' } }
       : {}),
@@ -122,7 +125,7 @@ const fail = (what: string, s: Step) => {
 };
 
 describe('the budget ceiling and the mix plan floor', () => {
-  it('never scale out past the ceiling unless a floor is higher: the mix plan, a failover group or minCapacity', () => {
+  it('never scale out past the ceiling unless a floor is higher: the mix plan, the committed base, a failover group or minCapacity', () => {
     fc.assert(
       fc.property(timelineArb, ([p, start, ticks]) => {
         for (const s of run(p, start, ticks)) {
@@ -132,6 +135,7 @@ describe('the budget ceiling and the mix plan floor', () => {
           const floors = Math.max(
             ceiling,
             s.snap.mixFloor?.capacity ?? 0,
+            s.snap.committedFloor?.capacity ?? 0,
             s.snap.failoverFloor?.capacity ?? 0,
             p.scaling.minCapacity,
           );
@@ -150,6 +154,20 @@ describe('the budget ceiling and the mix plan floor', () => {
           const d = s.result.decision;
           if (plan === undefined || s.current < plan || plan > p.scaling.maxCapacity) continue;
           if (d.desiredCapacity < plan) throw new Error(fail(`below the plan's ${plan}`, s));
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('never run fewer than the committed base it is paid for, whatever the signals and the ceiling say', () => {
+    fc.assert(
+      fc.property(timelineArb, ([p, start, ticks]) => {
+        for (const s of run(p, start, ticks)) {
+          const paid = s.snap.committedFloor?.capacity;
+          const d = s.result.decision;
+          if (paid === undefined || s.current < paid || paid > p.scaling.maxCapacity) continue;
+          if (d.desiredCapacity < paid) throw new Error(fail(`below the committed ${paid}`, s));
         }
       }),
       RUNS,

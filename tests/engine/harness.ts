@@ -96,6 +96,7 @@ export interface SnapshotSpec {
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
   mixFloor?: SignalSnapshot['mixFloor'];
+  committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
 }
 
@@ -127,6 +128,7 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
   if (spec.noise) snap.noise = spec.noise;
   if (spec.failoverFloor) snap.failoverFloor = spec.failoverFloor;
   if (spec.mixFloor) snap.mixFloor = spec.mixFloor;
+  if (spec.committedFloor) snap.committedFloor = spec.committedFloor;
   if (spec.budgetCeiling) snap.budgetCeiling = spec.budgetCeiling;
   return snap;
 }
@@ -147,6 +149,7 @@ export interface Tick {
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
   mixFloor?: SignalSnapshot['mixFloor'];
+  committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];

@@ -251,6 +251,15 @@ const SCENARIOS: Scenario[] = [
       'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix needs 12 instances so that losing its largest spot pool still serves the forecast.',
   },
   {
+    case: 'the committed base stays running: it is paid whether it runs or not',
+    policy: three(),
+    start: 12,
+    ticks: one(v(50, 30), { committedFloor: { capacity: 11 } }),
+    reasons: ['ScaleInBreach', 'CommittedFloor'],
+    message:
+      'Scale in from 12 to 11 instances: every signal has been below its band for 1 period; the committed base of 11 instances is paid every hour whether it runs or not, so it serves.',
+  },
+  {
     case: 'the budget stops a scale-out and says the SLO is at risk for money',
     policy: three(),
     start: 10,

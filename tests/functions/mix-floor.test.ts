@@ -99,28 +99,37 @@ describe('the capacity mix plan in the evaluator', () => {
       need: 10,
       desired: 12,
       reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
-      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 12 or more: losing its largest spot pool leaves the 10 the forecast needs over the next 10 min; no budget`,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 12 or more: losing its largest spot pool leaves the 10 the forecast needs over the next 10 min; 2 committed, paid whether they run or not, held running; no budget`,
     },
     {
       case: "a quieter forecast now than the plan's peak holds less than the plan's 12",
       need: 6,
       desired: 7,
       reasons: ['ScaleInBreach', 'ForecastFloor', 'MixPlanFloor'],
-      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 7 or more: losing its largest spot pool leaves the 6 the forecast needs over the next 10 min; no budget`,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); held at 7 or more: losing its largest spot pool leaves the 6 the forecast needs over the next 10 min; 2 committed, paid whether they run or not, held running; no budget`,
     },
     {
       case: 'no fresh forecast floor: no loss cover to hold, the signals decide',
       need: null,
       desired: 5,
       reasons: ['ScaleInBreach'],
-      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); no fresh forecast floor to size the loss cover on; no budget`,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); no fresh forecast floor to size the loss cover on; 2 committed, paid whether they run or not, held running; no budget`,
     },
-  ])('$case', async ({ need, desired, reasons, detail }) => {
+    {
+      case: 'signals asking for fewer than the 2 committed: the committed base stays running (paid either way)',
+      gpu: 4,
+      need: null,
+      desired: 2,
+      reasons: ['ScaleInBreach', 'CommittedFloor'],
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); no fresh forecast floor to size the loss cover on; 2 committed, paid whether they run or not, held running; no budget`,
+    },
+  ])('$case', async ({ gpu, need, desired, reasons, detail }) => {
     expect(plannedState().plan?.capacity).toBe(12);
-    const record = await recordOf(setup({ gpu: 25, need }));
+    const record = await recordOf(setup({ gpu: gpu ?? 25, need }));
     expect([record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([desired, reasons]);
     expect(mixInput(record)).toMatchObject({
       capacity: reasons.includes('MixPlanFloor') ? desired : null,
+      committed: 2,
       detail,
     });
   });

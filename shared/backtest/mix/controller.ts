@@ -96,15 +96,20 @@ export class MixController {
     return this.#state.plan;
   }
 
-  /** The engine's floor at `minute`: the loss cover of the p90 over the replacement lead time (0 without a plan or spot). */
+  /**
+   * The engine's floors at `minute`, as the evaluator gives them in AWS (functions/evaluate/mix-plan.ts):
+   * the plan's committed base (paid whether it runs or not) and the loss cover of the p90 over the
+   * replacement lead time (none without spot); 0 without a plan.
+   */
   floorAt(minute: number): number {
     const plan = this.#state.plan;
-    if (!plan || plan.spot === 0 || !this.#points) return 0;
+    if (!plan) return 0;
+    if (plan.spot === 0 || !this.#points) return plan.committed;
     const from = minute * 60_000;
     const to = from + this.#policy.replacementLeadMinutes * 60_000;
     let need = 0;
     for (const p of this.#points) if (p.at + 5 * 60_000 > from && p.at <= to) need = Math.max(need, p.p90);
-    return lossCoverFloor(this.#policy, plan, need);
+    return Math.max(plan.committed, lossCoverFloor(this.#policy, plan, need));
   }
 
   availability(minute: number): SpotAvailability {

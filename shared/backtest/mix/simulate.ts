@@ -42,6 +42,8 @@ export interface MixStrategy {
   hedge?: { base: number; extra: number; pools: readonly number[]; maxSpotPercent: number };
   /** Bills the pricing's committed base (default true; false: every instance on demand). */
   committed?: boolean;
+  /** A fixed floor without a controller: the committed base held running (governor, committed + on-demand). */
+  floor?: number;
 }
 
 export interface MixRunSummary {
@@ -132,7 +134,7 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     feed.advanceTo(m);
     const view = { now: m * 60_000, ...shownFleet(fleet, strategy, lastDesired), warmIdle: 0, metrics: feed };
     controller?.update(feed, m);
-    const wanted = Math.max(policy.decide(view, m), controller?.floorAt(m) ?? 0);
+    const wanted = Math.max(policy.decide(view, m), controller?.floorAt(m) ?? strategy.floor ?? 0);
     const desired = Math.min(scenario.maxCapacity, Math.max(scenario.minCapacity, wanted));
     controller?.observe(view.ready, fleet.counted, desired, view.now);
     if (desired !== lastDesired && lastDesired >= 0) t.actions++;

@@ -65,6 +65,7 @@ export function mixStrategies(c: {
             capacity: c.fresh('governor'),
             fixedMix: ALL_ON_DEMAND,
             detachOnWarning: true,
+            floor: c.committed,
           },
         ]
       : []),
