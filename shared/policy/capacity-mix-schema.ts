@@ -236,7 +236,7 @@ export const CapacityMixSchema = z
         "ec2-asg only: the group's Availability Zones (its AvailabilityZones in DescribeAutoScalingGroups). A spot pool is an instance type in one zone: the planner spreads spot over types and zones and sizes the loss cover on one pool (or zone). Absent: a pool is a type across the group's zones.",
       ),
     committed: CommittedBaseSchema.default({ instances: 0 }).describe(
-      'The committed base: instances already paid for; the plan never goes below it.',
+      'The committed base: instances already paid for. Neither the plan nor the fleet goes below it: billed whether they run or not, they serve (CommittedFloor). Of a commitment shared with other workloads, count only the share of this target.',
     ),
     spot: SpotPolicySchema.optional().describe('Allow spot (ec2-asg only). Absent: on-demand only.'),
     replacementLeadTimeMinutes: z
