@@ -20,6 +20,14 @@ import type { MixConfig } from './config.ts';
 import type { ForecastSource } from './inputs.ts';
 import type { MixPorts } from './ports.ts';
 
+/** Where the zones a plan was spread over came from (./zones.ts), in the record's `zones`. */
+export interface ZonesUsed {
+  source: 'policy' | 'group' | 'types';
+  /** The zones planned over; null: a pool per type across the group's zones. */
+  zones: string[] | null;
+  detail: string;
+}
+
 /** The run's own reason codes, beside the planner's. */
 export const MIX_RUN_REASON_CODES = [
   /** Another writer stored the item after this run read it: nothing written, nothing applied. */
@@ -112,6 +120,8 @@ export interface MixRecord {
   costPer1kRequestsUsd: number | null;
   /** sagemaker-variant with capacityMix.variantFallback: what the fallback decided and did. */
   fallback: FallbackRecord | null;
+  /** ec2-asg with spot: the zones the plan was spread over and where they came from (./zones.ts). */
+  zones?: ZonesUsed;
   /** ec2-asg with retirements in flight: what was terminated, cleared and is still waited for. */
   retirements?: RetirementRecord | null;
 }

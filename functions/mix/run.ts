@@ -46,6 +46,7 @@ import {
 } from './record.ts';
 import { reconcileRetirements } from './retirements.ts';
 import { mixTarget, type TargetReads } from './target.ts';
+import { withGroupZones } from './zones.ts';
 
 export interface MixDeps {
   config: MixConfig;
@@ -217,9 +218,17 @@ export function createMixRunner(deps: MixDeps) {
         if (typeof own === 'string') return unplannedRecord(ctx, t, 'failed', own);
         // The replacement lead follows the lead the forecast floor was planned over (measured).
         const mix = resolveMixPolicy(t, own.floor?.leadTimeMinutes)!;
-        // Planned on what is committed (COMMIT#<region>), never more than the policy says.
-        const { policy } = withExistingCommitment(mix, t, commitments.get(t.region) ?? null, now);
-        const record = await mixTarget(ctx, t, policy, own);
+        // Spread over the zones the group runs in when the policy lists none (./zones.ts), then
+        // planned on what is committed there (COMMIT#<region>), never more than the policy says.
+        const zoned = await withGroupZones(ctx, t, mix);
+        const { policy } = withExistingCommitment(
+          zoned?.policy ?? mix,
+          t,
+          commitments.get(t.region) ?? null,
+          now,
+        );
+        const planned = await mixTarget(ctx, t, policy, zoned?.group ? { ...own, group: zoned.group } : own);
+        const record = zoned ? { ...planned, zones: zoned.zones } : planned;
         const retirements = await reconcileRetirements(ctx, t, own.stored);
         return retirements ? { ...record, retirements } : record;
       } catch (e) {

@@ -27,7 +27,7 @@
  */
 
 import type { MixItemPort, StoredMixItem } from '../../shared/aws/mix-item.ts';
-import type { MixApplyResult } from '../../shared/aws/mixed-instances.ts';
+import type { GroupMixSettings, MixApplyResult } from '../../shared/aws/mixed-instances.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import type { SpotState } from '../../shared/interruptions/state.ts';
 import { availabilityAt } from '../../shared/interruptions/state.ts';
@@ -50,6 +50,8 @@ export interface TargetReads {
   requests: number | null;
   /** The evaluator's pending capacity change (part of the variant fallback's need). */
   pending: Pending | undefined;
+  /** The group as this run read it for its zones (./zones.ts); the apply uses it instead of reading again. */
+  group?: GroupMixSettings;
 }
 
 /** What happened to the group this run. */
@@ -60,7 +62,12 @@ export interface GroupResult {
 }
 
 /** Step 2: the plan in force to the group, or why the group is not written. */
-async function applyToGroup(ctx: MixRunContext, t: TargetPolicy, plan: MixPlan | null): Promise<GroupResult> {
+async function applyToGroup(
+  ctx: MixRunContext,
+  t: TargetPolicy,
+  plan: MixPlan | null,
+  read?: GroupMixSettings,
+): Promise<GroupResult> {
   if (t.kind !== 'ec2-asg')
     return {
       status: 'none',
@@ -75,7 +82,7 @@ async function applyToGroup(ctx: MixRunContext, t: TargetPolicy, plan: MixPlan |
       detail: 'the kill switch is on: the group is not written and no plan stored',
     };
   try {
-    const out = await ctx.ports.groups.apply(t.region, t.autoScalingGroupName, plan);
+    const out = await ctx.ports.groups.apply(t.region, t.autoScalingGroupName, plan, read);
     switch (out.status) {
       case 'applied':
         return {
@@ -194,7 +201,7 @@ export async function mixTarget(
   const claimed = stored === 'written';
   let group: GroupResult = storeError
     ? { status: 'withheld', detail: 'not written: the plan could not be stored first' }
-    : await applyToGroup(ctx, t, step.plan);
+    : await applyToGroup(ctx, t, step.plan, reads.group);
   if (claimed && ['failed', 'refused', 'busy'].includes(group.status) && (await giveBack(ctx, t, reads)))
     stored = 'not-written';
   else if (claimed && group.status === 'applied')

@@ -24,6 +24,7 @@ import type { SpotDecision } from '../../shared/interruptions/message.ts';
 import type { GroupHealth } from '../../shared/interruptions/retire.ts';
 import { type SpotState, unmarkHandled } from '../../shared/interruptions/state.ts';
 import { errorLine } from '../../shared/invocation/errors.ts';
+import { zonedAsPlanned } from '../../shared/mix/pools.ts';
 import type { MixPlan, MixState } from '../../shared/mix/types.ts';
 import { actRetire } from './retire.ts';
 import type { Managed, Outcome, SpotEventsDeps, SpotEventsTelemetry, Tagged, TargetReport } from './types.ts';
@@ -111,7 +112,8 @@ export const handleEvents: TargetStep = async (deps, m, tagged, start, now, kill
     const r = handleSpotBatch({
       state: spot,
       events,
-      policy: m.policy,
+      // Over the zones the plan was spread over (read from the group when the policy lists none).
+      policy: zonedAsPlanned(m.policy, current.state.plan),
       plan: current.state.plan,
       now,
       group: acting && group ? { name: m.groupName, health: group } : null,

@@ -49,7 +49,8 @@ export type MixApplyResult =
 
 export interface MixedInstancesPort {
   current(region: string, groupName: string): Promise<GroupMixSettings>;
-  apply(region: string, groupName: string, plan: MixPlan): Promise<MixApplyResult>;
+  /** `read`: the group as this run already read it (its zones, before planning), so it is not read twice. */
+  apply(region: string, groupName: string, plan: MixPlan, read?: GroupMixSettings): Promise<MixApplyResult>;
 }
 
 /** An Auto Scaling call failed after the SDK's retries: one line naming the IAM action and group. */
@@ -219,8 +220,8 @@ export function mixedInstancesAdapter(clientFor: (region: string) => AutoScaling
   };
   return {
     current,
-    async apply(region, groupName, plan) {
-      const now = await current(region, groupName);
+    async apply(region, groupName, plan, read) {
+      const now = read ?? (await current(region, groupName));
       const refusal = refusalFor(now, plan);
       if (refusal) return { status: 'refused', message: refusal };
       const policy = mixedInstancesPolicyFor(now, plan);

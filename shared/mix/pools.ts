@@ -124,3 +124,18 @@ export function spotPercentFor(p: MixPolicy, layout: PoolLayout, capped = true):
 /** The most spot one loss takes, s spot over the layout (one pool, or one zone). */
 export const lossOf = (p: MixPolicy, spot: number, layout: PoolLayout): number =>
   largestLoss(spot, layout, p.mix.spot?.lossDomain ?? 'pool');
+
+/**
+ * The policy as the plan in force was made: when capacityMix.zones lists none but the plan was
+ * spread over zones (the mix function read them from the group: functions/mix/zones.ts), the
+ * policy with those zones, so a shift re-plans over the same pools and a shortage in one zone
+ * leaves out that zone's pools only. Otherwise the policy as it is.
+ */
+export function zonedAsPlanned(policy: MixPolicy, plan: { pools?: readonly string[] } | null): MixPolicy {
+  if (policy.mix.zones?.length || !plan?.pools) return policy;
+  const zones = [
+    ...new Set(plan.pools.map((k) => parsePoolKey(k).zone).filter((z): z is string => z !== null)),
+  ];
+  if (zones.length === 0) return policy;
+  return { ...policy, mix: { ...policy.mix, zones: zones.sort() } };
+}

@@ -233,7 +233,7 @@ export const CapacityMixSchema = z
       .max(16, { message: 'may list at most 16 zones' })
       .optional()
       .describe(
-        "ec2-asg only: the group's Availability Zones (its AvailabilityZones in DescribeAutoScalingGroups). A spot pool is an instance type in one zone: the planner spreads spot over types and zones and sizes the loss cover on one pool (or zone). Absent: a pool is a type across the group's zones.",
+        "ec2-asg only: the group's Availability Zones (its AvailabilityZones in DescribeAutoScalingGroups). A spot pool is an instance type in one zone: the planner spreads spot over types and zones and sizes the loss cover on one pool (or zone). Absent: the zones the group runs in, read before each plan (a pool per type across them when that read fails).",
       ),
     committed: CommittedBaseSchema.default({ instances: 0 }).describe(
       'The committed base: instances already paid for. Neither the plan nor the fleet goes below it: billed whether they run or not, they serve (CommittedFloor). Of a commitment shared with other workloads, count only the share of this target.',

@@ -3,7 +3,8 @@
  * mix-retirements.test.ts): in-memory ports, a versioned PLAN store with DynamoDB's conditions, a
  * group that answers as told, and 5-minute ticks.
  *
- * The world: chat-asg (ec2-asg; 2 committed g5, spot over 3 pools, tests/mix/harness.ts prices)
+ * The world: chat-asg (ec2-asg; 2 committed g5, spot over 3 pools, tests/mix/harness.ts prices;
+ * its group names no zone unless a test sets `w.zones`)
  * and chat-sm (a SageMaker variant with a committed base and a budget, no spot). Their forecast
  * floors say 10 instances for the next 4 hours.
  */
@@ -117,6 +118,13 @@ export function world(options: { mode?: 'shadow' | 'active'; retirements?: MixPo
     requests: 60_000 as number | null,
     recordsFail: null as Error | null,
     counted: [] as [string, number][],
+    /**
+     * The group's AvailabilityZones, or the error its read fails with. Default: none named, so
+     * the plans are a pool per type, the figures these tests pin (tests/functions/mix-zones.test.ts
+     * has groups in zones).
+     */
+    zones: [] as string[] | Error,
+    zoneReads: 0,
   };
   let lastApplied: string | null = null;
   const ports: MixPorts = {
@@ -165,8 +173,18 @@ export function world(options: { mode?: 'shadow' | 'active'; retirements?: MixPo
       },
     },
     groups: {
-      current: async () => {
-        throw new Error('not used by the runner');
+      // The group's zones, read before planning when the policy lists none (functions/mix/zones.ts).
+      current: async (_region, group) => {
+        w.zoneReads++;
+        if (w.zones instanceof Error) throw w.zones;
+        return {
+          groupName: group,
+          launchTemplate: { LaunchTemplateName: 'chat' },
+          launchConfigurationName: null,
+          policy: null,
+          hasWarmPool: false,
+          availabilityZones: [...w.zones],
+        };
       },
       apply: async (_region, group, plan) => {
         const answer = w.group.shift();

@@ -207,6 +207,11 @@ describe.skipIf(!gate.available)('the mix handler on moto', () => {
     const stored = await dynamoMixStore(doc, TABLE).get(TARGET);
     const plan = stored!.state.plan!;
     expect([stored!.version, plan.spot > 0]).toEqual([1, true]);
+    // The policy lists no zones: spot is planned over the zones the group runs in, as read from
+    // it (the same DescribeAutoScalingGroups the write reuses: one read per run).
+    expect(before.AvailabilityZones?.length).toBeGreaterThan(0);
+    const zones = [...new Set((plan.pools ?? []).map((k) => k.split('@')[1]))].sort();
+    expect(zones).toEqual([...(before.AvailabilityZones ?? [])].sort());
     const after = await describeGroup();
     expect(after.MixedInstancesPolicy).toEqual(expectedMixedInstancesPolicy(before.LaunchTemplate, plan));
     expect(untouched(after)).toEqual(untouched(before));
@@ -220,8 +225,8 @@ describe.skipIf(!gate.available)('the mix handler on moto', () => {
         ExpressionAttributeValues: { ':pk': `MIX#${TARGET}`, ':d': 'DECISION#' },
       }),
     );
-    expect(records.Items?.map((r) => [r.outcome, r.stored, r.requestsLastHour])).toEqual([
-      ['applied', 'written', 60_000],
+    expect(records.Items?.map((r) => [r.outcome, r.stored, r.requestsLastHour, r.zones?.source])).toEqual([
+      ['applied', 'written', 60_000, 'group'],
     ]);
     const plan = (await dynamoMixStore(doc, TABLE).get(TARGET))!.state.plan!;
     expect(records.Items?.[0]?.costPer1kRequestsUsd).toBeCloseTo(plan.usdPerHour / 60, 9);
