@@ -14,6 +14,7 @@ import { commitmentsAdapter } from '../../shared/aws/commitments.ts';
 import { commitmentsStore } from '../../shared/aws/commitments-store.ts';
 import { withDeadline } from '../../shared/aws/deadline.ts';
 import { lambdaRuntime } from '../../shared/aws/lambda-runtime.ts';
+import { dynamoMixItems } from '../../shared/aws/mix-item.ts';
 import { ssmParameters } from '../../shared/aws/ssm.ts';
 import { parseCommitmentsConfig } from './config.ts';
 import { createCommitmentsRunner } from './run.ts';
@@ -30,6 +31,7 @@ const run = createCommitmentsRunner({
     parameters: ssmParameters(clients.home.ssm),
     commitments: commitmentsAdapter(clients.ec2, clients.savingsPlans),
     store: commitmentsStore(clients.home.dynamo, config.STATE_TABLE_NAME),
+    plans: dynamoMixItems(clients.home.dynamo, config.STATE_TABLE_NAME),
   },
   telemetry: {
     checked(check) {

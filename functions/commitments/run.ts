@@ -11,8 +11,11 @@
 
 import type { CommitmentsPort } from '../../shared/aws/commitments.ts';
 import type { CommitmentsStorePort } from '../../shared/aws/commitments-store.ts';
+import type { MixItemPort } from '../../shared/aws/mix-item.ts';
 import { type CommitCheck, checkCommitment, type ExistingCommitments } from '../../shared/commit/exists.ts';
 import { errorText } from '../../shared/invocation/errors.ts';
+import { zonedAsPlanned } from '../../shared/mix/pools.ts';
+import { resolveMixPolicy } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { ParametersPort } from '../../shared/policy-store/parameters.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
@@ -22,6 +25,12 @@ export interface CommitmentsPorts {
   parameters: ParametersPort;
   commitments: CommitmentsPort;
   store: CommitmentsStorePort;
+  /**
+   * The targets' PLAN items (MIX#<id>): an ec2-asg target whose policy lists no zones is checked
+   * in the zones its plan in force was spread over (the mix function reads them from the group,
+   * functions/mix/zones.ts), so zonal reservations there count as the mix function counts them.
+   */
+  plans?: Pick<MixItemPort, 'get'>;
 }
 
 export interface CommitmentsTelemetry {
@@ -38,6 +47,18 @@ export interface CommitmentsReport {
 
 export class CommitmentsPolicyError extends Error {
   override name = 'CommitmentsPolicyError';
+}
+
+/**
+ * The zones the target's plan in force was spread over, or null: none (a SageMaker target, no
+ * plan yet, a plan by type) or the item unreadable (then zonal reservations are not counted, and
+ * the check's sentence says to list capacityMix.zones).
+ */
+async function plannedZones(plans: CommitmentsPorts['plans'], t: TargetPolicy): Promise<string[] | null> {
+  const policy = resolveMixPolicy(t);
+  if (!plans || !policy || t.kind !== 'ec2-asg') return null;
+  const item = await plans.get(t.id).catch(() => null);
+  return zonedAsPlanned(policy, item?.state.plan ?? null).mix.zones ?? null;
 }
 
 /** The targets a commitment can be checked for: a capacityMix naming its committed type. */
@@ -73,7 +94,7 @@ export function createCommitmentsRunner(deps: {
           {
             targetId: t.id,
             region,
-            zones: mix.zones ?? null,
+            zones: mix.zones ?? (await plannedZones(deps.ports.plans, t)),
             instances: mix.committed.instances,
             instanceType: mix.committed.instanceType ?? null,
           },

@@ -102,3 +102,75 @@ describe('the commitments run', () => {
     expect(late.checks.find((c) => c.targetId === 'gpu-0')?.reasons).toEqual(['CommitmentUnread']);
   });
 });
+
+describe('a target whose policy lists no zones', () => {
+  const unzoned = `version: 1
+targets:
+  - id: gpu-0
+    kind: ec2-asg
+    region: us-east-1
+    autoScalingGroupName: gpu-0
+    scaling: { minCapacity: 1, maxCapacity: 20 }
+    signals: [{ metric: gpuUtilization, target: 70, cloudwatch: { namespace: Gpu, metricName: GpuUtilization } }]
+    capacityMix:
+      pools: [{ instanceType: g5.2xlarge, onDemandUsdPerHour: 1.2, spotUsdPerHour: 0.5, interruption: '<5%' }]
+      spot: { maxPercent: 50 }
+      committed: { instances: 4, instanceType: g5.2xlarge, usdPerHour: 0.76 }
+`;
+  const zonal = (zone: string, count: number) => ({
+    id: `ri-${zone}`,
+    instanceType: 'g5.2xlarge',
+    zone,
+    count,
+    state: 'active',
+    start: t0 - YEAR,
+    end: t0 + YEAR,
+  });
+  /** The PLAN item the mix function stored: spot spread over the group's two zones (functions/mix/zones.ts). */
+  const planOver = (zones: string[]) => ({
+    state: { plan: { pools: zones.map((z) => `g5.2xlarge@${z}`) } },
+    version: 1,
+  });
+  const run = (plans?: { get: (id: string) => Promise<unknown> }) =>
+    createCommitmentsRunner({
+      config: { POLICY_PARAMETER_NAME: '/p', STATE_TABLE_NAME: 't', AWS_REGION: 'us-east-1' },
+      ports: {
+        parameters: { get: async () => unzoned, under: async () => [] },
+        commitments: {
+          read: async (region, _types, now) => ({
+            readAt: now,
+            region,
+            // 2 reserved in a zone the group runs in, 5 in one it does not.
+            reservations: [zonal('us-east-1a', 2), zonal('us-east-1d', 5)],
+            capacityReservations: [],
+            savingsPlans: [],
+          }),
+        },
+        store: { write: async () => {}, read: async () => null },
+        ...(plans ? { plans: plans as never } : {}),
+      },
+      telemetry: { checked: () => {}, readFailed: () => {} },
+    })(t0);
+
+  it('is checked in the zones its plan in force was spread over: zonal reservations there count, others not', async () => {
+    const report = await run({ get: async () => planOver(['us-east-1a', 'us-east-1b']) });
+    expect(report.checks.map((c) => [c.reserved, c.shortfall, c.planned])).toEqual([[2, 2, 2]]);
+    expect(report.checks[0]!.message).toContain('us-east-1 (us-east-1a, us-east-1b)');
+  });
+
+  it('without a plan spread over zones, or with its PLAN item unreadable, counts no zonal reservation and says to list the zones', async () => {
+    for (const plans of [
+      undefined,
+      { get: async () => null },
+      {
+        get: async () => {
+          throw new Error('AccessDenied');
+        },
+      },
+    ]) {
+      const report = await run(plans);
+      expect(report.checks.map((c) => [c.reserved, c.shortfall])).toEqual([[0, 4]]);
+      expect(report.checks[0]!.message).toContain('zonal reservations not counted: list capacityMix.zones');
+    }
+  });
+});
