@@ -15,6 +15,7 @@
  */
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import { bandRank, type CapacityPool } from '../policy/capacity-mix-schema.ts';
+import { costModel, onDemandOrder } from './cost-model.ts';
 import { hedgedPlan } from './hedge.ts';
 import {
   layoutOf,
@@ -64,17 +65,7 @@ export function spotPools(p: MixPolicy, availability: SpotAvailability = ALL_SPO
     );
 }
 
-/** On-demand priority: the committed type first (its reservation applies), then cheapest. */
-const onDemandOrder = (p: MixPolicy, pools: readonly CapacityPool[]): CapacityPool[] => {
-  const committed = p.mix.committed.instanceType;
-  return [...pools].sort(
-    (a, b) =>
-      Number(b.instanceType === committed) - Number(a.instanceType === committed) ||
-      a.onDemandUsdPerHour - b.onDemandUsdPerHour,
-  );
-};
-
-interface Shape {
+export interface Shape {
   capacity: number;
   spot: number;
   /** Listed pools (types); spot is spread over their available pools in `layout` when spot > 0. */
@@ -90,7 +81,8 @@ interface Shape {
 
 const NO_LAYOUT: PoolLayout = { zones: [] };
 
-function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[], capped = true): MixPlan {
+/** The plan of one shape, priced (exported for the cost model's test). */
+export function build(p: MixPolicy, shape: Shape, shapedBy: MixReasonCode[], capped = true): MixPlan {
   const { capacity, spot } = shape;
   const ordered = onDemandOrder(p, shape.pools);
   const committed = Math.min(p.mix.committed.instances, capacity - spot);
@@ -200,11 +192,13 @@ function cheapestSpot(
     const listed = pools.slice(0, j);
     const layout = layoutFor(p, listed, a);
     if (spotPercentFor(p, layout, capped) < 1) continue;
+    const cost = costModel(p, listed, layout);
     for (let s = 1; ; s++) {
       const capacity = capacityFor(p, d, s, layout, capped);
       if (capacity > p.maxCapacity) break;
-      const plan = build(p, { capacity, spot: s, pools: listed, layout }, modifiers, capped);
-      if (plan.usdPerHour < best.usdPerHour - 1e-9) best = plan;
+      // Priced without building (build's own sum, term for term); only a cheaper plan is built.
+      if (cost(capacity, s) < best.usdPerHour - 1e-9)
+        best = build(p, { capacity, spot: s, pools: listed, layout }, modifiers, capped);
     }
   }
   return best;
