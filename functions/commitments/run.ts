@@ -11,7 +11,7 @@
 
 import type { CommitmentsPort } from '../../shared/aws/commitments.ts';
 import type { CommitmentsStorePort } from '../../shared/aws/commitments-store.ts';
-import type { MixItemPort } from '../../shared/aws/mix-item.ts';
+import type { MixItemPort, StoredMixItem } from '../../shared/aws/mix-item.ts';
 import { type CommitCheck, checkCommitment, type ExistingCommitments } from '../../shared/commit/exists.ts';
 import { errorText } from '../../shared/invocation/errors.ts';
 import { zonedAsPlanned } from '../../shared/mix/pools.ts';
@@ -30,7 +30,7 @@ export interface CommitmentsPorts {
    * in the zones its plan in force was spread over (the mix function reads them from the group,
    * functions/mix/zones.ts), so zonal reservations there count as the mix function counts them.
    */
-  plans?: Pick<MixItemPort, 'get'>;
+  plans?: Pick<MixItemPort, 'getMany'>;
 }
 
 export interface CommitmentsTelemetry {
@@ -50,15 +50,25 @@ export class CommitmentsPolicyError extends Error {
 }
 
 /**
- * The zones the target's plan in force was spread over, or null: none (a SageMaker target, no
- * plan yet, a plan by type) or the item unreadable (then zonal reservations are not counted, and
- * the check's sentence says to list capacityMix.zones).
+ * The zones each plan in force was spread over, for the ec2-asg targets whose policy lists none:
+ * one BatchGetItem of their PLAN items per run. A target absent from the map (no plan yet, a plan
+ * by type, a SageMaker target, or the read failed) counts no zonal reservation, and its check's
+ * sentence says to list capacityMix.zones.
  */
-async function plannedZones(plans: CommitmentsPorts['plans'], t: TargetPolicy): Promise<string[] | null> {
-  const policy = resolveMixPolicy(t);
-  if (!plans || !policy || t.kind !== 'ec2-asg') return null;
-  const item = await plans.get(t.id).catch(() => null);
-  return zonedAsPlanned(policy, item?.state.plan ?? null).mix.zones ?? null;
+async function plannedZones(
+  plans: CommitmentsPorts['plans'],
+  targets: readonly TargetPolicy[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const unzoned = targets.filter((t) => t.kind === 'ec2-asg' && !t.capacityMix?.zones);
+  if (!plans || unzoned.length === 0) return out;
+  const items = await plans.getMany(unzoned.map((t) => t.id)).catch(() => new Map<string, StoredMixItem>());
+  for (const t of unzoned) {
+    const policy = resolveMixPolicy(t);
+    const zones = policy && zonedAsPlanned(policy, items.get(t.id)?.state.plan ?? null).mix.zones;
+    if (zones) out.set(t.id, [...zones]);
+  }
+  return out;
 }
 
 /** The targets a commitment can be checked for: a capacityMix naming its committed type. */
@@ -75,6 +85,7 @@ export function createCommitmentsRunner(deps: {
     const targets = merged.policy.targets.filter(committing);
     const regions = [...new Set(targets.map((t) => t.region))].sort();
     const report: CommitmentsReport = { regions: [], checks: [] };
+    const zonesOf = await plannedZones(deps.ports.plans, targets);
     for (const region of regions) {
       const here = targets.filter((t) => t.region === region);
       const types = [...new Set(here.map((t) => t.capacityMix!.committed.instanceType!))].sort();
@@ -94,7 +105,7 @@ export function createCommitmentsRunner(deps: {
           {
             targetId: t.id,
             region,
-            zones: mix.zones ?? (await plannedZones(deps.ports.plans, t)),
+            zones: mix.zones ?? zonesOf.get(t.id) ?? null,
             instances: mix.committed.instances,
             instanceType: mix.committed.instanceType ?? null,
           },

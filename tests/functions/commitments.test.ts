@@ -131,7 +131,14 @@ targets:
     state: { plan: { pools: zones.map((z) => `g5.2xlarge@${z}`) } },
     version: 1,
   });
-  const run = (plans?: { get: (id: string) => Promise<unknown> }) =>
+  /** The PLAN items port: one batch read of the targets' items (absent: not read). */
+  const byId = (get: () => Promise<unknown>) => ({
+    getMany: async (ids: string[]) => {
+      const item = await get();
+      return new Map(item ? ids.map((id) => [id, item]) : []);
+    },
+  });
+  const run = (plans?: ReturnType<typeof byId>) =>
     createCommitmentsRunner({
       config: { POLICY_PARAMETER_NAME: '/p', STATE_TABLE_NAME: 't', AWS_REGION: 'us-east-1' },
       ports: {
@@ -153,7 +160,7 @@ targets:
     })(t0);
 
   it('is checked in the zones its plan in force was spread over: zonal reservations there count, others not', async () => {
-    const report = await run({ get: async () => planOver(['us-east-1a', 'us-east-1b']) });
+    const report = await run(byId(async () => planOver(['us-east-1a', 'us-east-1b'])));
     expect(report.checks.map((c) => [c.reserved, c.shortfall, c.planned])).toEqual([[2, 2, 2]]);
     expect(report.checks[0]!.message).toContain('us-east-1 (us-east-1a, us-east-1b)');
   });
@@ -161,12 +168,10 @@ targets:
   it('without a plan spread over zones, or with its PLAN item unreadable, counts no zonal reservation and says to list the zones', async () => {
     for (const plans of [
       undefined,
-      { get: async () => null },
-      {
-        get: async () => {
-          throw new Error('AccessDenied');
-        },
-      },
+      byId(async () => null),
+      byId(async () => {
+        throw new Error('AccessDenied');
+      }),
     ]) {
       const report = await run(plans);
       expect(report.checks.map((c) => [c.reserved, c.shortfall])).toEqual([[0, 4]]);
