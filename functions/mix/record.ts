@@ -22,7 +22,8 @@ import type { MixPorts } from './ports.ts';
 
 /** Where the zones a plan was spread over came from (./zones.ts), in the record's `zones`. */
 export interface ZonesUsed {
-  source: 'policy' | 'group' | 'types';
+  /** policy: capacityMix.zones; group: read from it; plan: the plan in force's (the read failed); types: none known. */
+  source: 'policy' | 'group' | 'plan' | 'types';
   /** The zones planned over; null: a pool per type across the group's zones. */
   zones: string[] | null;
   detail: string;

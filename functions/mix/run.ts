@@ -220,7 +220,7 @@ export function createMixRunner(deps: MixDeps) {
         const mix = resolveMixPolicy(t, own.floor?.leadTimeMinutes)!;
         // Spread over the zones the group runs in when the policy lists none (./zones.ts), then
         // planned on what is committed there (COMMIT#<region>), never more than the policy says.
-        const zoned = await withGroupZones(ctx, t, mix);
+        const zoned = await withGroupZones(ctx, t, mix, own.stored?.state.plan ?? null);
         const { policy } = withExistingCommitment(
           zoned?.policy ?? mix,
           t,

@@ -5,13 +5,16 @@
  * group's own AvailabilityZones, read (DescribeAutoScalingGroups) before planning, so the loss
  * cover is sized on the spread AWS really gives the group: with nine pools over three zones it
  * covers the largest one, a ninth of the spot, where a pool per type across the zones (the plan
- * without zones) covers a third. A read that fails, or a group that names no zone: planned as
- * before, a pool per type (conservative), and the record says why. SageMaker targets and targets
+ * without zones) covers a third. A read that fails keeps the zones of the plan in force; with
+ * none (no plan yet, or a plan by type), or a group that names no zone: planned as before, a pool
+ * per type (conservative), and the record says why. A plan whose zones the group has left is
+ * re-planned at once (PoolsChanged, shared/mix/plan.ts). SageMaker targets and targets
  * without spot have no pools to spread: nothing is read.
  */
 import type { GroupMixSettings } from '../../shared/aws/mixed-instances.ts';
 import { errorLine } from '../../shared/invocation/errors.ts';
-import type { MixPolicy } from '../../shared/mix/types.ts';
+import { zonedAsPlanned } from '../../shared/mix/pools.ts';
+import type { MixPlan, MixPolicy } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { MixRunContext, ZonesUsed } from './record.ts';
 
@@ -45,6 +48,7 @@ export async function withGroupZones(
   ctx: MixRunContext,
   t: TargetPolicy,
   policy: MixPolicy,
+  held: MixPlan | null,
 ): Promise<{ policy: MixPolicy; zones: ZonesUsed; group?: GroupMixSettings } | null> {
   if (t.kind !== 'ec2-asg' || !policy.mix.spot) return null;
   if (policy.mix.zones && policy.mix.zones.length > 0)
@@ -59,11 +63,23 @@ export async function withGroupZones(
   const group = await ctx.ports.groups
     .current(t.region, t.autoScalingGroupName)
     .catch((e: unknown) => new Error(errorLine(e)));
+  const read = group instanceof Error ? {} : { group };
+  // A failed read keeps the zones of the plan in force: one throttled Describe is no reason to
+  // re-plan by type (and back at the next run).
+  const kept = group instanceof Error ? zonedAsPlanned(policy, held).mix.zones : undefined;
+  if (group instanceof Error && kept)
+    return {
+      policy: { ...policy, mix: { ...policy.mix, zones: [...kept] } },
+      zones: {
+        source: 'plan',
+        zones: [...kept],
+        detail: `the zones of ${t.autoScalingGroupName} are unreadable (${group.message}): planned over the zones of the plan in force (${kept.join(', ')})`,
+      },
+    };
   const zones = zonesFromGroup(
     group instanceof Error ? group : (group.availabilityZones ?? []),
     t.autoScalingGroupName,
   );
-  const read = group instanceof Error ? {} : { group };
   if (!zones.zones) return { policy, zones, ...read };
   return { policy: { ...policy, mix: { ...policy.mix, zones: zones.zones } }, zones, ...read };
 }

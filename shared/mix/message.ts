@@ -48,6 +48,8 @@ function primary(
       return `Planned ${held} at once: the held plan no longer served the p90 forecast after losing its largest spot pool`;
     case 'AvailabilityShift':
       return `Planned ${held} at once: the held plan ran spot that cannot be had now`;
+    case 'PoolsChanged':
+      return `Planned ${held} at once: the held plan spread spot over zones the group no longer runs in, or by type before its zones were known`;
     case 'WithinDeadBand':
       return `Kept ${held}: the wanted ${w} is within the ${p.mix.damping.deadBandPercent} % dead band`;
     case 'DwellHold':

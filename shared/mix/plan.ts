@@ -7,11 +7,12 @@
  *    the held plan was sized for (at least 1 instance) changes nothing;
  *  - dwell: a plan outside the band must be wanted for damping.dwellMinutes without a break;
  *  - change rate: at most one change per damping.minHoursBetweenChanges.
- * Two exemptions, applied at once as panic scales out at once: when the held plan no longer
+ * Three exemptions, applied at once as panic scales out at once: when the held plan no longer
  * serves the forecast (its capacity below the p90 peak or the floor, or below the loss cover
- * after losing its largest spot pool) and the wanted plan covers more (LossCoverRestored); and
- * when the held plan has spot where there is none to be had, in a pool out of capacity or with
- * the breaker open (AvailabilityShift).
+ * after losing its largest spot pool) and the wanted plan covers more (LossCoverRestored); when
+ * the held plan has spot where there is none to be had, in a pool out of capacity or with the
+ * breaker open (AvailabilityShift); and when it spread spot over zones the group no longer
+ * runs in, or by type where the zones are now known (PoolsChanged).
  *
  * Invariants (tests/mix/properties.test.ts): capacity >= the committed base and minCapacity;
  * spot <= spot.maxPercent of capacity; capacity - largest spot pool >= the p90 loss cover unless
@@ -100,6 +101,22 @@ function spotGone(held: MixPlan, a: SpotAvailability): boolean {
   });
 }
 
+/**
+ * The held plan spread spot over zones the policy no longer names (capacityMix.zones, or the
+ * group's zones as the mix function read them): a zone the group left, whose pools the adapter
+ * would refuse at every write, or a plan made by type before the zones were known, whose loss
+ * cover was sized on a spread the group does not have. A zone the plan leaves out (its pools out
+ * of capacity, or a zone the group joined) is not a change: spread over fewer zones the plan is
+ * the more conservative, and the usual damping brings the zone in.
+ */
+function poolsChanged(held: MixPlan, p: MixPolicy): boolean {
+  if (!listsSpot(held)) return false;
+  const zones = p.mix.zones ?? [];
+  const planned = (held.pools ?? []).map((k) => parsePoolKey(k).zone).filter((z): z is string => z !== null);
+  if (planned.length === 0) return zones.length > 0;
+  return planned.some((z) => !zones.includes(z));
+}
+
 interface Outcome {
   reason: MixReasonCode;
   state: MixState;
@@ -126,6 +143,7 @@ function damp(
     state: { ...state, pendingSince },
   });
   if (spotGone(held, availability)) return apply('AvailabilityShift');
+  if (poolsChanged(held, p)) return apply('PoolsChanged');
   if (uncovered(held, d, p) && afterLoss(wanted) > afterLoss(held)) return apply('LossCoverRestored');
   if (withinDeadBand(held, d, p)) return hold('WithinDeadBand', null);
   const since = state.pendingSince ?? now;

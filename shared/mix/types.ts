@@ -89,6 +89,7 @@ export const MIX_REASON_CODES = [
   'ChangeRateHold',
   'ForecastMissing',
   'AvailabilityShift',
+  'PoolsChanged',
   // Modifiers: what shaped the wanted plan.
   'FloorHeld',
   'ClampedToMax',

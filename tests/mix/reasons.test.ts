@@ -89,6 +89,11 @@ const CASES: { case: string; code: MixReasonCode; result: () => MixStepResult }[
       ),
   },
   {
+    case: 'a plan by type is re-planned at once over the zones the group turned out to run in',
+    code: 'PoolsChanged',
+    result: () => then(first(10), 10, 10, mixPolicy({ zones: ['us-east-1a', 'us-east-1b'] })),
+  },
+  {
     case: 'a pool whose spot ran out gets no spot',
     code: 'PoolUnavailable',
     result: () =>
