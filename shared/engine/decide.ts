@@ -115,11 +115,17 @@ function recommend(ctx: Context, a: Assessed, snapshot: SignalSnapshot, window: 
   return { capacity: current, reasons: [holdReason(a)] };
 }
 
+/** How decide() is run: `sentence: false` leaves the message empty (describeDecision builds it later). */
+export interface DecideOptions {
+  sentence?: boolean;
+}
+
 export function decide(
   previous: EngineState | undefined,
   snapshot: SignalSnapshot,
   policy: TargetPolicy,
   now: number,
+  options: DecideOptions = {},
 ): DecisionResult {
   const state = previous ?? initialState();
   const current = snapshot.capacity.desired;
@@ -159,7 +165,7 @@ export function decide(
     ...(snapshot.committedFloor ? { committedFloor: snapshot.committedFloor } : {}),
     ...(snapshot.budgetCeiling ? { budgetCeiling: snapshot.budgetCeiling } : {}),
   };
-  decision.message = describeDecision(decision, policy);
+  if (options.sentence !== false) decision.message = describeDecision(decision, policy);
   const outcome = { now, current, desired, action, panicUntil: panic.until, window };
   return { decision, state: advanceState(state, streaks, outcome) };
 }

@@ -55,7 +55,9 @@ export function windowed(
 ): [number, number][] {
   const from = now - windowSeconds * 1000;
   const kept: [number, number][] = [];
-  for (const [at, capacity] of history) if (at > from && at < now) kept.push([at, capacity]);
+  // The entries themselves, not copies: no one changes a recommendation once it is made, and
+  // this runs every evaluation (every simulated minute of a backtest).
+  for (const entry of history) if (entry[0] > from && entry[0] < now) kept.push(entry as [number, number]);
   kept.push([now, current]);
   return kept;
 }

@@ -79,65 +79,77 @@ export interface HeadroomInput {
   now: number;
 }
 
+/**
+ * A decision of the control. Its sentence is read from the prototype when asked for: the backtest
+ * steps every simulated minute and reads none of them, and an object literal with a getter of
+ * its own was the most expensive line of a reactive run (V8 builds it on a slow path).
+ */
+class Decided implements HeadroomDecision {
+  readonly factor: number;
+  readonly reason: HeadroomReason;
+  readonly state: HeadroomState;
+  readonly #was: number;
+  readonly #status: BudgetStatus;
+  readonly #control: SloControl;
+
+  constructor(
+    factor: number,
+    reason: HeadroomReason,
+    state: HeadroomState,
+    was: number,
+    status: BudgetStatus,
+    control: SloControl,
+  ) {
+    this.factor = factor;
+    this.reason = reason;
+    this.state = state;
+    this.#was = was;
+    this.#status = status;
+    this.#control = control;
+  }
+
+  get message(): string {
+    const { factor, reason } = this;
+    const status = this.#status;
+    const burns = `burn rate ${burnText(status.fastBurn)} over ${this.#control.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
+    switch (reason) {
+      case 'BudgetExhausted':
+        return `error budget exhausted (${burns}): most headroom, load targets at ${f2(factor)}x`;
+      case 'SloNoData':
+        return `no SLI reading yet: load targets held at ${f2(factor)}x`;
+      case 'BudgetBurning':
+        return `error budget burning (${burns}): headroom up, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
+      case 'BudgetSpare':
+        return `error budget spare (${burns}): headroom down, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
+      default:
+        return `error budget steady (${burns}): load targets held at ${f2(factor)}x`;
+    }
+  }
+}
+
 export function controlHeadroom(prev: HeadroomState | undefined, input: HeadroomInput): HeadroomDecision {
   const { status, newBad, control: c, now } = input;
   const before = prev ?? initialHeadroom();
   const factor = clamp(before.factor, c);
-  // The sentence is built only when read: the backtest steps every simulated minute and reads
-  // none of them (the decision's own sentence comes from shared/engine/message.ts).
-  const moved = (
-    next: number,
-    reason: HeadroomReason,
-    message: () => string,
-    state: HeadroomState,
-  ): HeadroomDecision => ({
-    factor: next,
-    reason,
-    get message() {
-      return message();
-    },
-    state,
-  });
-  const hold = (reason: HeadroomReason, message: () => string): HeadroomDecision =>
-    moved(factor, reason, message, { ...before, factor });
-  const burns = () =>
-    `burn rate ${burnText(status.fastBurn)} over ${c.fastWindowMinutes} min, pace ${status.pace.toFixed(2)} of the budget`;
+  const decided = (next: number, reason: HeadroomReason, state: HeadroomState): HeadroomDecision =>
+    new Decided(next, reason, state, factor, status, c);
+  // Held: the state before, as it was (a new object only when the bounds moved its factor).
+  const hold = (reason: HeadroomReason): HeadroomDecision =>
+    decided(factor, reason, before.factor === factor ? before : { ...before, factor });
   if (status.remaining <= 0) {
-    const next = c.minTargetFactor;
-    return moved(
-      next,
-      'BudgetExhausted',
-      () => `error budget exhausted (${burns()}): most headroom, load targets at ${f2(next)}x`,
-      {
-        ...before,
-        factor: next,
-      },
-    );
+    return decided(c.minTargetFactor, 'BudgetExhausted', { ...before, factor: c.minTargetFactor });
   }
   const fast = status.fastBurn;
-  if (fast === null)
-    return hold('SloNoData', () => `no SLI reading yet: load targets held at ${f2(factor)}x`);
+  if (fast === null) return hold('SloNoData');
   const burning = newBad > 0 && fast > 1 && status.pace > c.spendTarget;
   if (burning && since(before.lastTightenAt, now, c.tightenEveryMinutes) && factor > c.minTargetFactor) {
     const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast)), c);
-    return moved(
-      next,
-      'BudgetBurning',
-      () =>
-        `error budget burning (${burns()}): headroom up, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
-      { ...before, factor: next, lastTightenAt: now },
-    );
+    return decided(next, 'BudgetBurning', { ...before, factor: next, lastTightenAt: now });
   }
   const spare = fast < 1 && status.pace < c.spendTarget;
   if (spare && since(before.lastLoosenAt, now, c.loosenEveryMinutes) && factor < c.maxTargetFactor) {
     const next = clamp(factor * (1 + c.loosenStep), c);
-    return moved(
-      next,
-      'BudgetSpare',
-      () =>
-        `error budget spare (${burns()}): headroom down, load targets at ${f2(next)}x (was ${f2(factor)}x)`,
-      { ...before, factor: next, lastLoosenAt: now },
-    );
+    return decided(next, 'BudgetSpare', { ...before, factor: next, lastLoosenAt: now });
   }
-  return hold('BudgetSteady', () => `error budget steady (${burns()}): load targets held at ${f2(factor)}x`);
+  return hold('BudgetSteady');
 }

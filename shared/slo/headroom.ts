@@ -43,6 +43,8 @@ export function annotateDecision(
   h: HeadroomDecision,
   status: BudgetStatus,
   policy: TargetPolicy,
+  /** false: the message stays as decide() left it (built later, as decide's `sentence: false`). */
+  sentence = true,
 ): DecisionResult {
   const decision: Decision = {
     ...result.decision,
@@ -56,7 +58,7 @@ export function annotateDecision(
   };
   if (h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted') {
     decision.reasons = [...decision.reasons, h.reason];
-    decision.message = describeDecision(decision, policy);
+    if (sentence) decision.message = describeDecision(decision, policy);
   }
   return { ...result, decision };
 }

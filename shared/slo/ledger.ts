@@ -52,6 +52,16 @@ export type SliLedgerJson = z.infer<typeof SliLedgerJsonSchema>;
 
 const empty = (): WindowCounts => ({ observed: 0, bad: 0, requests: 0, badRequests: 0 });
 
+/** One minute in (sign 1) or out (-1) of a window's counts: no object built per minute. */
+function count(to: WindowCounts, s: SliSample, sign: 1 | -1): void {
+  to.observed += sign;
+  if (!s.good) {
+    to.bad += sign;
+    to.badRequests += sign * s.requests;
+  }
+  to.requests += sign * s.requests;
+}
+
 function add(to: WindowCounts, from: WindowCounts, sign: 1 | -1): void {
   to.observed += sign * from.observed;
   to.bad += sign * from.bad;
@@ -86,19 +96,17 @@ export class SliLedger {
   record(s: SliSample): boolean {
     if (!(s.minute > this.#newest)) return false;
     this.#newest = s.minute;
-    const counts: WindowCounts = {
-      observed: 1,
-      bad: s.good ? 0 : 1,
-      requests: s.requests,
-      badRequests: s.good ? 0 : s.requests,
-    };
     this.#minutes.push(s);
-    add(this.#fast, counts, 1);
+    count(this.#fast, s, 1);
     const hour = Math.floor(s.minute / 60);
     const last = this.#hours[this.#hours.length - 1];
-    if (last && last.hour === hour && this.#hours.length > this.#hoursHead) add(last, counts, 1);
-    else this.#hours.push({ hour, ...counts });
-    add(this.#window, counts, 1);
+    if (last && last.hour === hour && this.#hours.length > this.#hoursHead) count(last, s, 1);
+    else {
+      const h: Hour = { hour, ...empty() };
+      count(h, s, 1);
+      this.#hours.push(h);
+    }
+    count(this.#window, s, 1);
     this.#evict(s.minute);
     return true;
   }
@@ -113,12 +121,7 @@ export class SliLedger {
       this.#minutesHead < this.#minutes.length &&
       this.#minutes[this.#minutesHead]!.minute <= now - this.fastMinutes
     ) {
-      const s = this.#minutes[this.#minutesHead++]!;
-      add(
-        this.#fast,
-        { observed: 1, bad: s.good ? 0 : 1, requests: s.requests, badRequests: s.good ? 0 : s.requests },
-        -1,
-      );
+      count(this.#fast, this.#minutes[this.#minutesHead++]!, -1);
     }
     const firstHour = Math.floor((now - this.windowMinutes + 1) / 60);
     while (this.#hoursHead < this.#hours.length && this.#hours[this.#hoursHead]!.hour < firstHour) {
@@ -138,6 +141,11 @@ export class SliLedger {
   /** The fast window: the last fastMinutes minutes, one by one. */
   fast(): WindowCounts {
     return { ...this.#fast };
+  }
+
+  /** The fast window's counts as kept (read them now: the next record changes them). */
+  get fastCounts(): Readonly<WindowCounts> {
+    return this.#fast;
   }
 
   /** The budget window: the last windowMinutes, by the hour (the oldest hour may be partial). */

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide } from '#shared/engine/decide.ts';
+import { describeDecision } from '#shared/engine/message.ts';
 import type { Decision, EngineState, SignalSnapshot } from '#shared/engine/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import type { MetricName, TargetPolicy } from '#shared/policy/schema.ts';
@@ -368,6 +369,27 @@ describe('convergence under constant load', () => {
         }
       }),
       RUNS,
+    );
+  });
+
+  // The backtest decides without the sentence and builds it for its scaling actions only: the
+  // decision must be the same, and the sentence built afterwards the one decide() would write.
+  it('deciding without the sentence changes nothing but the sentence, which describeDecision gives after', () => {
+    fc.assert(
+      fc.property(timelineArb(), ([policy, start, ticks]) => {
+        run(policy, start, ticks, ({ before, snap, decision, after, now }) => {
+          const quiet = decide(before, snap, policy, now, { sentence: false });
+          check(
+            quiet.decision.message === '',
+            () => `message without the sentence: ${quiet.decision.message}`,
+          );
+          const later = describeDecision(quiet.decision, policy);
+          check(later === decision.message, () => `${later} != ${decision.message}`);
+          expect({ ...quiet.decision, message: decision.message }).toEqual(decision);
+          expect(quiet.state).toEqual(after);
+        });
+      }),
+      { numRuns: Math.min(2_000, propertyRuns()) },
     );
   });
 });

@@ -12,6 +12,7 @@
  */
 
 import { decide } from '../../engine/decide.ts';
+import { describeDecision } from '../../engine/message.ts';
 import type {
   ActivationMetric,
   EngineState,
@@ -172,8 +173,11 @@ export function governorPolicy(options: GovernorOptions): Policy {
       const noise = lookahead.noise;
       if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
     }
-    const decided = decide(state, snapshot, policy, view.now);
-    const result = slo ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy) : decided;
+    // The sentence is built for scaling actions only, the ones the report shows.
+    const decided = decide(state, snapshot, policy, view.now, { sentence: false });
+    const result = slo
+      ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy, false)
+      : decided;
     clock.decided(result.decision.currentCapacity, result.decision.desiredCapacity, view.now);
     state = result.state;
     const d = result.decision;
@@ -185,7 +189,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
         from: d.currentCapacity,
         to: d.desiredCapacity,
         reasons: d.reasons,
-        message: d.message,
+        message: describeDecision(d, policy),
       });
     }
     return d.desiredCapacity;

@@ -25,8 +25,9 @@ export class ScaleOutClock {
 
   /** Each minute, before deciding: scale-outs whose capacity is now all ready are timed. */
   observe(ready: number, now: number): boolean {
+    // Most minutes nothing is served: no array is built for them.
+    if (!this.#open.some((o) => o.to <= ready)) return false;
     const served = this.#open.filter((o) => o.to <= ready);
-    if (served.length === 0) return false;
     this.#open = this.#open.filter((o) => o.to > ready);
     for (const o of served)
       this.#samples = addLeadSample(this.#samples, { requestedAt: o.at, servingAt: now });
