@@ -101,7 +101,11 @@ export function datapointFor(s: MinuteState, p: CurveParams): Datapoint {
   return fromRow((c) => row[c]!);
 }
 
-/** What a policy may read: the datapoints delivered so far, oldest first. */
+/**
+ * What a policy may read: the datapoints delivered so far, oldest first. A run's view only grows:
+ * a datapoint once delivered never changes and count never falls, so a policy may count what it
+ * has read instead of reading it again (target tracking's alarms do).
+ */
 export interface MetricsView {
   /** How many datapoints are visible now. */
   readonly count: number;

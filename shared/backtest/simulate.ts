@@ -10,7 +10,7 @@
  */
 import { Fleet } from './fleet.ts';
 import { MetricsFeed, type MinuteState } from './metrics.ts';
-import type { Policy } from './policies/types.ts';
+import type { FleetView, Policy } from './policies/types.ts';
 import type { ResolvedScenario, Workload } from './scenario.ts';
 import type { PolicyRun, Scenario } from './types.ts';
 
@@ -85,16 +85,15 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
   let backlog = 0;
   // One minute's state, refilled every minute: the feed copies it into its columns.
   const minute: MinuteState = { minute: 0, requests: 0, work: 0, ready: 0, backlogIn: 0, backlogOut: 0 };
+  // One view, refilled every minute: a policy reads it while it decides and keeps none of it.
+  const view: FleetView = { now: 0, ready: 0, pending: 0, warmIdle: 0, metrics: feed };
   for (let m = 0; m < n; m++) {
     fleet.promote(m);
     feed.advanceTo(m);
-    const view = {
-      now: m * 60_000,
-      ready: fleet.ready,
-      pending: fleet.pending,
-      warmIdle: fleet.warmIdle,
-      metrics: feed,
-    };
+    view.now = m * 60_000;
+    view.ready = fleet.ready;
+    view.pending = fleet.pending;
+    view.warmIdle = fleet.warmIdle;
     if (policy.warmPoolSizeAt) fleet.resizeWarmPool(policy.warmPoolSizeAt(m), m);
     const changed = fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m);
     if (changed && m >= (input.scoreFrom ?? 0)) tally.actions++;

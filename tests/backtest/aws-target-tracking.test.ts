@@ -1,6 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AWS_DEFAULTS, awsTargetTrackingPolicy } from '#shared/backtest/policies/aws-target-tracking.ts';
-import { repeat, viewOf } from './views.ts';
+import {
+  AlarmStreaks,
+  AWS_DEFAULTS,
+  awsTargetTrackingPolicy,
+} from '#shared/backtest/policies/aws-target-tracking.ts';
+import { datapoints, metricsOf, repeat, viewOf } from './views.ts';
 
 // Target 10 requests per instance per minute: the high alarm is > 10, the low alarm < 9.
 const policy = () => awsTargetTrackingPolicy({ name: 'aws-target-tracking', target: 10, ...AWS_DEFAULTS });
@@ -61,10 +66,14 @@ describe('AWS target tracking: cooldowns (300 s each)', () => {
 
   it('scales out at once during a scale-in cooldown, and the scale-out ends that cooldown', () => {
     const p = policy();
-    expect(p.decide(viewOf(repeat(8, 15), 10), 20)).toBe(8);
-    expect(p.decide(viewOf([...repeat(8, 13), 20, 20, 20], 8), 21)).toBe(16);
+    // One timeline, as the feed delivers it: 15 datapoints below 9 scale in, three above 10 then
+    // scale out inside the scale-in cooldown, and 15 below again scale in at once.
+    const low = repeat(8, 15);
+    const high = [...low, 20, 20, 20];
+    expect(p.decide(viewOf(low, 10), 20)).toBe(8);
+    expect(p.decide(viewOf(high, 8), 21)).toBe(16);
     // Low again right away: ceil(16 x 5 / 10) = 8, allowed because the scale-out ended the cooldown.
-    expect(p.decide(viewOf(repeat(5, 15), 16), 22)).toBe(8);
+    expect(p.decide(viewOf([...high, ...repeat(5, 15)], 16), 22)).toBe(8);
   });
 
   it('within the scale-out cooldown, only a larger scale-out proceeds (the capacity added counts)', () => {
@@ -74,5 +83,41 @@ describe('AWS target tracking: cooldowns (300 s each)', () => {
     expect(p.decide(viewOf([5, 20, 20, 20, 20], 4, 4), 11)).toBe(8);
     // Demand grew: ceil(4 x 25 / 10) = 10 > 8 proceeds inside the cooldown.
     expect(p.decide(viewOf([5, 20, 20, 20, 20, 25], 4, 4), 12)).toBe(10);
+  });
+});
+
+describe('AWS target tracking: the alarms counted as datapoints arrive', () => {
+  /** The alarm as AWS states it: the newest `points` (before the newest `lag`) all present and breaching. */
+  const mOfM = (values: readonly number[], points: number, breaches: (v: number) => boolean, lag: number) => {
+    const end = values.length - lag;
+    if (end < points) return false;
+    return values.slice(end - points, end).every((v) => Number.isFinite(v) && breaches(v));
+  };
+
+  it('answers as reading the last M datapoints every minute would, gaps included', () => {
+    const value = fc.oneof(fc.double({ min: 0, max: 30, noNaN: true }), fc.constant(Number.NaN));
+    fc.assert(
+      fc.property(
+        fc.array(value, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 15 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 60 }),
+        (values, points, lag, steps) => {
+          const above = (v: number) => v > 10;
+          const below = (v: number) => v < 9;
+          const streaks = new AlarmStreaks('invocationsPerInstance', above, below);
+          // The feed shows 0, 1, 2 or 3 more datapoints at each look, as a delay or a gap would.
+          let shown = 0;
+          for (const step of [...steps, values.length]) {
+            shown = Math.min(values.length, shown + step);
+            const visible = values.slice(0, shown);
+            streaks.update(metricsOf(datapoints(visible, 1)));
+            expect(streaks.high(points)).toBe(mOfM(visible, points, above, 0));
+            expect(streaks.low(points, lag)).toBe(mOfM(visible, points, below, lag));
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
