@@ -32,6 +32,11 @@ export interface SimulationInput {
    * its forecaster has the history, and is judged on the time after (held-out scoring).
    */
   scoreFrom?: number;
+  /**
+   * false: the run's per-minute series (ready, provisioned, warm pool) are left empty, for a
+   * caller that reads only the summary (the best-target sweep's points). Default true.
+   */
+  series?: boolean;
 }
 
 interface Tally {
@@ -76,10 +81,13 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
   });
   const feed = new MetricsFeed(policy.metricDelayMinutes ?? scenario.metricDelayMinutes);
   const curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
+  // A sweep point keeps only its summary (./sweep.ts): no per-minute series for it.
+  const keep = input.series !== false;
+  const length = keep ? n : 0;
   const series = {
-    ready: new Array<number>(n),
-    provisioned: new Array<number>(n),
-    warmPool: new Array<number>(n),
+    ready: new Array<number>(length),
+    provisioned: new Array<number>(length),
+    warmPool: new Array<number>(length),
   };
   const tally: Tally = { instanceMinutes: 0, violationMinutes: [], requestsInViolation: 0, actions: 0 };
   let backlog = 0;
@@ -107,9 +115,11 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
     minute.backlogOut = backlogOut;
     feed.recordMinute(minute, curve);
     backlog = backlogOut;
-    series.ready[m] = ready;
-    series.provisioned[m] = ready + fleet.pending + fleet.filling;
-    series.warmPool[m] = fleet.warmIdle;
+    if (keep) {
+      series.ready[m] = ready;
+      series.provisioned[m] = ready + fleet.pending + fleet.filling;
+      series.warmPool[m] = fleet.warmIdle;
+    }
     if (input.onProgress && (m + 1) % PROGRESS_EVERY === 0) input.onProgress(m + 1);
   }
   return finish(policy, input, tally, { ...series, violationMinutes: tally.violationMinutes });

@@ -34,7 +34,11 @@ export interface SweepInput {
   fractions?: readonly number[];
 }
 
-function runAt(fraction: number, input: SweepInput): { run: PolicyRun; judged: Attainment } {
+function runAt(
+  fraction: number,
+  input: SweepInput,
+  series: boolean,
+): { run: PolicyRun; judged: Attainment } {
   const policy = awsTargetTrackingPolicy({
     name: BEST_TARGET_POLICY,
     target: fraction * input.scenario.muSat,
@@ -45,6 +49,7 @@ function runAt(fraction: number, input: SweepInput): { run: PolicyRun; judged: A
     workload: input.workload,
     oracleInstanceMinutes: input.oracleInstanceMinutes,
     scoreFrom: input.scoreFrom,
+    series,
   };
   const run = simulate(policy, sim);
   return { run, judged: attainmentOf(run.summary, input.objective) };
@@ -57,7 +62,7 @@ function runAt(fraction: number, input: SweepInput): { run: PolicyRun; judged: A
  */
 export function sweepTargetTracking(input: SweepInput): Sweep {
   const points = (input.fractions ?? SWEEP_FRACTIONS).map((fraction): SweptPoint => {
-    const { run, judged } = runAt(fraction, input);
+    const { run, judged } = runAt(fraction, input, false);
     return {
       fraction,
       instanceMinutes: run.summary.instanceMinutes,
@@ -68,7 +73,7 @@ export function sweepTargetTracking(input: SweepInput): Sweep {
   });
   const best = bestTarget(points);
   const shown = best ?? closestTarget(points);
-  const row = runAt(shown.fraction, input).run;
+  const row = runAt(shown.fraction, input, true).run;
   row.summary.targetOfSaturation = shown.fraction;
   return { points, best, row };
 }

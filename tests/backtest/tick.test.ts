@@ -166,4 +166,16 @@ describe('the fleet', () => {
     const { result } = run([5, 5, 5], [0, 500, 500], 1, { peakInstances: 2, coldStartMinutes: 0 });
     expect(result.series.ready).toEqual([1, 4, 4]);
   });
+
+  it('a run asked for its summary only (series: false) has the same summary and no series', () => {
+    const requests = [3, 9, 14, 2, 0, 11, 20, 6];
+    const workload = { requests, work: requests };
+    const scenario = buildScenario(workload, { ...DEFAULT_SCENARIO, peakInstances: 2 }, undefined);
+    const input = { scenario, workload, oracleInstanceMinutes: 8 };
+    const full = simulate(scripted([1, 2, 3, 3, 1, 2, 4, 4], 1).policy, input);
+    const bare = simulate(scripted([1, 2, 3, 3, 1, 2, 4, 4], 1).policy, { ...input, series: false });
+    expect(bare.summary).toEqual(full.summary);
+    expect(full.series.ready).toHaveLength(8);
+    expect([bare.series.ready, bare.series.provisioned, bare.series.warmPool]).toEqual([[], [], []]);
+  });
 });
