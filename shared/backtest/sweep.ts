@@ -34,11 +34,7 @@ export interface SweepInput {
   fractions?: readonly number[];
 }
 
-function runAt(
-  fraction: number,
-  input: SweepInput,
-  series: boolean,
-): { run: PolicyRun; judged: Attainment } {
+function runAt(fraction: number, input: SweepInput, series: boolean): { run: PolicyRun; judged: Attainment } {
   const policy = awsTargetTrackingPolicy({
     name: BEST_TARGET_POLICY,
     target: fraction * input.scenario.muSat,
