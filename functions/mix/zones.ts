@@ -66,10 +66,11 @@ export async function withGroupZones(
   const read = group instanceof Error ? {} : { group };
   // A failed read keeps the zones of the plan in force: one throttled Describe is no reason to
   // re-plan by type (and back at the next run).
-  const kept = group instanceof Error ? zonedAsPlanned(policy, held).mix.zones : undefined;
+  const asPlanned = group instanceof Error ? zonedAsPlanned(policy, held) : policy;
+  const kept = asPlanned.mix.zones;
   if (group instanceof Error && kept)
     return {
-      policy: { ...policy, mix: { ...policy.mix, zones: [...kept] } },
+      policy: asPlanned,
       zones: {
         source: 'plan',
         zones: [...kept],

@@ -6,7 +6,7 @@
 
 import { committedUsdPerHour } from '../policy/capacity-mix-rules.ts';
 import type { CapacityPool } from '../policy/capacity-mix-schema.ts';
-import { type PoolLayout, parsePoolKey } from './pools.ts';
+import { evenShare, type PoolLayout, parsePoolKey } from './pools.ts';
 import type { MixPolicy } from './types.ts';
 
 /** On-demand priority: the committed type first (its reservation applies), then cheapest. */
@@ -37,19 +37,12 @@ export function costModel(
   return (capacity, spot) => {
     let spotCost = 0;
     if (spot > 0) {
-      const perZone = Math.ceil(spot / prices.length);
-      let leftInZones = spot;
-      for (const zone of prices) {
-        const inZone = Math.min(perZone, leftInZones);
-        leftInZones -= inZone;
-        const perPool = Math.ceil(inZone / zone.length);
-        let left = inZone;
-        for (const unit of zone) {
-          const n = Math.min(perPool, left);
-          left -= n;
-          spotCost += n * unit;
-        }
-      }
+      prices.forEach((zone, i) => {
+        const inZone = evenShare(spot, prices.length, i);
+        zone.forEach((unit, j) => {
+          spotCost += evenShare(inZone, zone.length, j) * unit;
+        });
+      });
     }
     const committed = Math.min(p.mix.committed.instances, capacity - spot);
     return committedUsd + Math.max(0, capacity - spot - committed) * onDemandPrice + spotCost;

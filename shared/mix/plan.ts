@@ -21,7 +21,7 @@
 import { maxOf } from '../arrays/extent.ts';
 import { describeMix } from './message.ts';
 import { mixFloor, plannedMix } from './optimize.ts';
-import { parsePoolKey, poolUnavailable } from './pools.ts';
+import { parsePoolKey, poolUnavailable, zonesOfPools } from './pools.ts';
 import { planLayout } from './shift.ts';
 import {
   ALL_SPOT_AVAILABLE,
@@ -112,7 +112,7 @@ function spotGone(held: MixPlan, a: SpotAvailability): boolean {
 function poolsChanged(held: MixPlan, p: MixPolicy): boolean {
   if (!listsSpot(held)) return false;
   const zones = p.mix.zones ?? [];
-  const planned = (held.pools ?? []).map((k) => parsePoolKey(k).zone).filter((z): z is string => z !== null);
+  const planned = zonesOfPools(held.pools ?? []);
   if (planned.length === 0) return zones.length > 0;
   return planned.some((z) => !zones.includes(z));
 }

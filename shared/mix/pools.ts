@@ -83,15 +83,18 @@ export function spreadOver(spot: number, l: PoolLayout): Record<string, number> 
   return out;
 }
 
-/** n over k parts, ceil(n / k) to each in order until n is placed (3 over 2: 2, 1). */
+/**
+ * Part i of n over k parts: ceil(n / k) to each in order until n is placed (3 over 2: 2, 1).
+ * A closed form, so a caller that only sums the parts builds no array (./cost-model.ts).
+ */
+export const evenShare = (n: number, k: number, i: number): number => {
+  const each = Math.ceil(n / k);
+  return Math.min(each, Math.max(0, n - i * each));
+};
+
+/** n over k parts, evenShare by evenShare. */
 function evenly(n: number, k: number): number[] {
-  const each = k > 0 ? Math.ceil(n / k) : 0;
-  let left = n;
-  return Array.from({ length: k }, () => {
-    const m = Math.min(each, left);
-    left -= m;
-    return m;
-  });
+  return Array.from({ length: k }, (_, i) => evenShare(n, k, i));
 }
 
 /**
@@ -133,9 +136,17 @@ export const lossOf = (p: MixPolicy, spot: number, layout: PoolLayout): number =
  */
 export function zonedAsPlanned(policy: MixPolicy, plan: { pools?: readonly string[] } | null): MixPolicy {
   if (policy.mix.zones?.length || !plan?.pools) return policy;
-  const zones = [
-    ...new Set(plan.pools.map((k) => parsePoolKey(k).zone).filter((z): z is string => z !== null)),
-  ];
+  const zones = zonesOfPools(plan.pools);
   if (zones.length === 0) return policy;
-  return { ...policy, mix: { ...policy.mix, zones: zones.sort() } };
+  return { ...policy, mix: { ...policy.mix, zones } };
+}
+
+/** The zones pool keys name, each once, sorted (a key by type alone names none). */
+export function zonesOfPools(pools: readonly string[]): string[] {
+  const zones = new Set<string>();
+  for (const k of pools) {
+    const { zone } = parsePoolKey(k);
+    if (zone !== null) zones.add(zone);
+  }
+  return [...zones].sort();
 }

@@ -60,7 +60,7 @@ export function budgetStatus(
   const pace = burn(paced, slo) ?? 0;
   const attainment = window.observed > 0 ? 1 - window.bad / window.observed : null;
   return {
-    fastBurn: burn(ledger.fastCounts, slo),
+    fastBurn: burn(ledger.fast(), slo),
     slowBurn,
     remaining,
     pace,

@@ -138,13 +138,11 @@ export class SliLedger {
     }
   }
 
-  /** The fast window: the last fastMinutes minutes, one by one. */
-  fast(): WindowCounts {
-    return { ...this.#fast };
-  }
-
-  /** The fast window's counts as kept (read them now: the next record changes them). */
-  get fastCounts(): Readonly<WindowCounts> {
+  /**
+   * The fast window: the last fastMinutes minutes, one by one. The counts as kept, not a copy
+   * (read every simulated minute): read them now, the next record changes them.
+   */
+  fast(): Readonly<WindowCounts> {
     return this.#fast;
   }
 
