@@ -31,14 +31,15 @@ type Snapshot = SignalSnapshot & {
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
 };
 
-/** The engine's mix and committed floors and budget ceiling from the target's plan (none without one). */
+/** The engine's mix and committed floors, spot headroom and budget ceiling from the target's plan (none without one). */
 function mixLimits(
   m: MixPlanInput | undefined,
-): Pick<SignalSnapshot, 'mixFloor' | 'committedFloor' | 'budgetCeiling'> {
+): Pick<SignalSnapshot, 'mixFloor' | 'committedFloor' | 'budgetCeiling' | 'spotHeadroom'> {
   if (!m) return {};
   return {
     ...(m.capacity !== null ? { mixFloor: { capacity: m.capacity } } : {}),
     ...(m.committed !== null ? { committedFloor: { capacity: m.committed } } : {}),
+    ...(m.spotHeadroom ? { spotHeadroom: { instances: m.spotHeadroom } } : {}),
     ...(m.ceiling !== null && m.maxUsdPerHour !== null
       ? { budgetCeiling: { capacity: m.ceiling, maxUsdPerHour: m.maxUsdPerHour } }
       : {}),

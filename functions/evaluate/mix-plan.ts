@@ -42,6 +42,11 @@ export interface MixPlanInput {
    * on-demand instances, paid whether they run or not; null without a plan or a commitment.
    */
   committed: number | null;
+  /**
+   * Spot instances the engine holds beyond what the load asks (capacityMix.spot.overProvision),
+   * given while the plan in force runs spot; absent: none (no setting, no plan, or no spot in it).
+   */
+  spotHeadroom?: number;
   /** The budget's ceiling given to the engine, or null: no budget, or no plan to grow from. */
   ceiling: number | null;
   /** The budget, USD per hour, or null when the policy sets none. */
@@ -149,6 +154,9 @@ export function mixLimitsAt(
   const committed = plan.committed > 0 ? plan.committed : null;
   const committedPart =
     committed === null ? '' : `; ${committed} committed, paid whether they run or not, held running`;
+  const headroom = plan.spot > 0 ? (held.policy.mix.spot?.overProvision ?? 0) : 0;
+  const headroomPart =
+    headroom > 0 ? `; ${headroom} spot held beyond what the load asks (overProvision)` : '';
   return {
     capacity,
     planCapacity: plan.capacity,
@@ -156,6 +164,7 @@ export function mixLimitsAt(
     ceiling,
     maxUsdPerHour: budget,
     usdPerHour: plan.usdPerHour,
-    detail: `plan in force: ${plan.capacity} instances, ${plan.spot} spot (${usd(plan.usdPerHour)}); ${floorPart}${committedPart}; ${budgetPart}`,
+    ...(headroom > 0 && { spotHeadroom: headroom }),
+    detail: `plan in force: ${plan.capacity} instances, ${plan.spot} spot (${usd(plan.usdPerHour)}); ${floorPart}${committedPart}${headroomPart}; ${budgetPart}`,
   };
 }

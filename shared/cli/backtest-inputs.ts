@@ -44,6 +44,7 @@ export const OPTIONS = {
   'zone-wide': { type: 'string' },
   zones: { type: 'string' },
   'max-pool-share': { type: 'string' },
+  'over-provision': { type: 'string' },
   'loss-domain': { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },

@@ -86,6 +86,7 @@ export const SPOT_ONLY = [
   'zones',
   'max-pool-share',
   'loss-domain',
+  'over-provision',
 ] as const;
 
 function spotOptions(values: Values, target: TargetPolicy): SpotOptions {
@@ -145,7 +146,7 @@ const wholeWithin = (name: string, raw: string, min: number, max: number): numbe
 function poolOptions(
   values: Values,
   target: TargetPolicy,
-): Pick<SpotOptions, 'zones' | 'maxPoolShare' | 'lossDomain'> {
+): Pick<SpotOptions, 'zones' | 'maxPoolShare' | 'lossDomain' | 'overProvision'> {
   const domain = values['loss-domain'];
   if (domain !== undefined && domain !== 'pool' && domain !== 'zone')
     throw new UsageError(`--loss-domain must be pool or zone, got "${domain}"`);
@@ -161,6 +162,10 @@ function poolOptions(
         ? null
         : wholeWithin('max-pool-share', values['max-pool-share'], 1, 100),
     lossDomain: domain ?? null,
+    overProvision:
+      values['over-provision'] === undefined
+        ? null
+        : wholeWithin('over-provision', values['over-provision'], 0, 100),
   };
 }
 

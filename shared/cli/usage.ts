@@ -50,6 +50,8 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
                             policy's capacityMix.zones, else 3); a pool is a type in one zone
   --max-pool-share P        with --spot: spot.maxPoolShare, the most one loss may take, percent
   --loss-domain pool|zone   with --spot: spot.lossDomain, what one loss takes (default pool)
+  --over-provision N        with --spot: spot.overProvision, spot instances held beyond Governor's
+                            capacity while the plan runs spot (default: the policy's, else 0)
   --json FILE               write the machine-readable result (every mode)
   --html FILE               write the self-contained HTML report (the default backtest only: not
                             with --outage or --spot, which write --json)

@@ -12,6 +12,7 @@ import { type Assessed, assess } from './assess.ts';
 import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
 import { activationIdle } from './signals.ts';
+import { ownCapacity, ownView, withSpotHeadroom } from './spot-headroom.ts';
 import { countStreaks, type PanicWindow, panicWindow, type Streaks } from './streaks.ts';
 import {
   type Action,
@@ -128,8 +129,11 @@ export function decide(
   options: DecideOptions = {},
 ): DecisionResult {
   const state = previous ?? initialState();
-  const current = snapshot.capacity.desired;
-  const a = assess(policy, snapshot, now);
+  // With spot headroom the engine decides for its own capacity (./spot-headroom.ts).
+  const group = snapshot.capacity.desired;
+  const current = ownCapacity(group, state.spotHeadroom);
+  const view = ownView(snapshot, state.spotHeadroom, current);
+  const a = assess(policy, view, now);
   const look = { high: a.outProposal !== null, low: a.inProposal !== null, panic: a.atPanic };
   const streaks = countStreaks(state, policy.damping.periodSeconds * 1000, now, look);
   const panic = panicWindow(state, policy.panic, a.atPanic, streaks.panicStreak, now);
@@ -142,16 +146,20 @@ export function decide(
     damping.scaleOutBreaches * damping.periodSeconds,
   );
   const window = windowed(state.recommendations, now, keepSeconds, raw);
-  const { capacity, reasons } = recommend(ctx, a, snapshot, window);
+  const { capacity, reasons } = recommend(ctx, a, view, window);
   if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
-  const desired = applyLimits(policy, snapshot, current, capacity, reasons);
+  const limited = applyLimits(policy, view, current, capacity, reasons);
+  const own = limited.desired;
+  const spot = withSpotHeadroom(snapshot.spotHeadroom?.instances ?? 0, limited.asked, own, limited.cap);
+  if (spot.extra > 0) reasons.push('SpotHeadroom');
+  const desired = spot.capacity;
 
-  const action: Action = desired > current ? 'scale-out' : desired < current ? 'scale-in' : 'hold';
+  const action: Action = desired > group ? 'scale-out' : desired < group ? 'scale-in' : 'hold';
   const decision: Decision = {
     targetId: policy.id,
     at: now,
     action,
-    currentCapacity: current,
+    currentCapacity: group,
     desiredCapacity: desired,
     reasons,
     message: '',
@@ -164,10 +172,17 @@ export function decide(
     ...(snapshot.mixFloor ? { mixFloor: snapshot.mixFloor } : {}),
     ...(snapshot.committedFloor ? { committedFloor: snapshot.committedFloor } : {}),
     ...(snapshot.budgetCeiling ? { budgetCeiling: snapshot.budgetCeiling } : {}),
+    ...(snapshot.spotHeadroom
+      ? { spotHeadroom: { instances: snapshot.spotHeadroom.instances, held: spot.extra } }
+      : {}),
   };
   if (options.sentence !== false) decision.message = describeDecision(decision, policy);
-  const outcome = { now, current, desired, action, panicUntil: panic.until, window };
-  return { decision, state: advanceState(state, streaks, outcome) };
+  const ownAction: Action = own > current ? 'scale-out' : own < current ? 'scale-in' : 'hold';
+  const outcome = { now, current, desired: own, action: ownAction, panicUntil: panic.until, window };
+  const next = advanceState(state, streaks, outcome);
+  if (spot.extra > 0) next.spotHeadroom = spot.extra;
+  else delete next.spotHeadroom;
+  return { decision, state: next };
 }
 
 /**
@@ -181,8 +196,9 @@ function applyLimits(
   current: number,
   proposed: number,
   reasons: ReasonCode[],
-): number {
+): { desired: number; asked: number; cap: number } {
   let desired = proposed;
+  let cap = policy.scaling.maxCapacity;
   const floor = snapshot.forecastFloor?.capacity;
   if (floor !== undefined && Number.isFinite(floor) && floor > desired) {
     desired = Math.ceil(floor);
@@ -197,12 +213,13 @@ function applyLimits(
   // A ceiling at or above maxCapacity does not bind: the max clamp below names the limit.
   const ceiling = snapshot.budgetCeiling?.capacity;
   if (ceiling !== undefined && Number.isFinite(ceiling) && ceiling < policy.scaling.maxCapacity) {
-    const cap = Math.max(current, Math.floor(ceiling));
+    cap = Math.max(current, Math.floor(ceiling));
     if (desired > cap) {
       desired = cap;
       reasons.push('BudgetCapped');
     }
   }
+  const asked = desired;
   // The floors below win over the ceiling: capacity already planned is not given up for money.
   const planned = snapshot.mixFloor?.capacity;
   if (planned !== undefined && Number.isFinite(planned) && planned > desired) {
@@ -226,7 +243,12 @@ function applyLimits(
   const clamped = clamp(stepped.capacity, policy.scaling);
   if (clamped.reason) reasons.push(clamped.reason);
   if (clamped.capacity === 0 && current > 0) reasons.push('ScaleToZero');
-  return clamped.capacity;
+  // What the load asked, as far as the step limits let the engine go this period.
+  return {
+    desired: clamped.capacity,
+    asked: Math.min(asked, clamped.capacity),
+    cap: Math.min(cap, policy.scaling.maxCapacity),
+  };
 }
 
 interface Outcome {

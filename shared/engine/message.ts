@@ -100,6 +100,8 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     `the capacity mix needs ${plural(d.mixFloor?.capacity ?? 0, 'instance')} so that losing its largest spot pool still serves the forecast`,
   CommittedFloor: (d) =>
     `the committed base of ${plural(d.committedFloor?.capacity ?? 0, 'instance')} is paid every hour whether it runs or not, so it serves`,
+  SpotHeadroom: (d) =>
+    `${plural(d.spotHeadroom?.held ?? 0, 'spot instance')} held beyond what the load asks, as headroom while the capacity mix runs spot (capacityMix.spot.overProvision ${d.spotHeadroom?.instances ?? 0})`,
   BudgetCapped: (d) =>
     d.budgetCeiling
       ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`

@@ -94,6 +94,12 @@ export interface SignalSnapshot {
    */
   committedFloor?: CommittedFloor;
   /**
+   * Spot instances to hold beyond the capacity the engine decides (capacityMix.spot.overProvision),
+   * given while the capacity mix plan in force runs spot: headroom on top of what the signals and
+   * the forecast floor ask, within the budget ceiling (./spot-headroom.ts). Absent: none.
+   */
+  spotHeadroom?: { instances: number };
+  /**
    * The most the target's budget (capacityMix.maxUsdPerHour) pays for, grown from the plan in
    * force the way its MixedInstancesPolicy grows (shared/mix/shift.ts affordableCapacity). It caps
    * scale-out only (what signals and the forecast floor ask for); it never causes a scale-in, and
@@ -139,6 +145,7 @@ export const REASON_CODES = [
   'FailoverFloor',
   'MixPlanFloor',
   'CommittedFloor',
+  'SpotHeadroom',
   'BudgetCapped',
   'BudgetBurning',
   'BudgetSpare',
@@ -193,6 +200,8 @@ export interface Decision {
   committedFloor?: CommittedFloor;
   /** The budget's ceiling, when one was given (see SignalSnapshot.budgetCeiling). */
   budgetCeiling?: BudgetCeiling;
+  /** The spot headroom asked (SignalSnapshot.spotHeadroom) and the extra instances held this period. */
+  spotHeadroom?: { instances: number; held: number };
   /**
    * The error-budget control's headroom this period (shared/slo/control.ts), when the target has
    * an SLO objective: the factor its load targets were multiplied by and why.
@@ -226,6 +235,8 @@ export const EngineStateSchema = z
      * periods, when longer: a confirmed scale-out is sized on their peak), oldest first.
      */
     recommendations: z.array(z.tuple([z.number(), z.number().int().min(0)])),
+    /** Spot headroom held above the engine's own capacity by the last decision (./spot-headroom.ts). */
+    spotHeadroom: z.number().int().min(1).optional(),
   })
   .strict();
 export type EngineState = z.infer<typeof EngineStateSchema>;

@@ -86,6 +86,15 @@ export const SpotPolicySchema = z
       .describe(
         'Spot one loss may take at most (one pool, an instance type in one zone; one zone with lossDomain zone), as a whole percent of the capacity: the spot share is capped at this times the number of pools (zones) spot is spread over. Absent: no cap beyond the loss cover.',
       ),
+    overProvision: z
+      .number()
+      .int()
+      .min(0, { message: 'must be at least 0 (instances); 0 holds no spot headroom' })
+      .max(100, { message: 'must be at most 100 (instances)' })
+      .default(0)
+      .describe(
+        'Spot instances held beyond the capacity Governor decides while the plan in force runs spot, as headroom (SkyServe SpotHedge over-provisions this way): on top of what the load and the forecast ask, not of the committed base, within maxCapacity and the budget. 0 (default): none.',
+      ),
     lossDomain: z
       .enum(SPOT_LOSS_DOMAINS)
       .default('pool')

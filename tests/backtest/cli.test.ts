@@ -300,6 +300,8 @@ describe('backtest --spot', () => {
     [['--spot', '--zones', '7'], '--zones must be a number from 1 to 6, got "7"'],
     [['--spot', '--max-pool-share', '2.5'], '--max-pool-share must be a whole number, got "2.5"'],
     [['--spot', '--loss-domain', 'region'], '--loss-domain must be pool or zone, got "region"'],
+    [['--spot', '--over-provision', '101'], '--over-provision must be a number from 0 to 100, got "101"'],
+    [['--over-provision', '1'], '--over-provision needs --spot'],
     [['--zones', '2'], '--zones needs --spot'],
   ])('refuses %j in one line', async (args, message) => {
     const { code, err } = await backtest(['--trace', 'ok.csv', ...args]);

@@ -115,5 +115,26 @@ export function mixReferenceSuite(file: string): void {
       expect(100 * (storm.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
       expect(storm.mix.vsBaseline).toBeLessThanOrEqual(-45);
     }, 180_000);
+
+    // Issue 22's bar against SpotHedge on both traces: with one spot instance of headroom
+    // (spot.overProvision 1, engine's SpotHeadroom) governor + mix is cheaper at no more violation
+    // minutes (NASA 5,347 USD and 35 minutes against 5,674 and 42). The headroom changes no other
+    // row, goes on top of what the load asks and not of the committed base, and holds in a storm.
+    it('with the planned commitment and one spot instance of headroom: cheaper than SpotHedge at no more violation minutes, and nothing else moves', () => {
+      const planned = { committed: 'auto' as const, committedUsdPerHour: 0.62 };
+      const plain = run(file, 1, planned);
+      const headroom = run(file, 1, { ...planned, overProvision: 1 });
+      const { mix, hedge } = headroom;
+      expect(mix.costUsd).toBeLessThan(hedge.costUsd);
+      expect(mix.violationMinutes).toBeLessThanOrEqual(hedge.violationMinutes);
+      expect(mix.violationMinutes).toBeLessThanOrEqual(plain.mix.violationMinutes);
+      expect(mix.costUsd).toBeGreaterThanOrEqual(plain.mix.costUsd);
+      expect(mix.vsBaseline).toBeLessThanOrEqual(-45);
+      for (const row of ['onDemand', 'hedge', 'committedOnly'] as const)
+        expect(headroom[row]).toEqual(plain[row]);
+
+      const storm = run(file, 10, { ...planned, zoneWide: 1, overProvision: 1 });
+      expect(100 * (storm.mix.violationRatio - mix.violationRatio)).toBeLessThan(0.5);
+    }, 300_000);
   });
 }

@@ -98,6 +98,7 @@ export interface SnapshotSpec {
   mixFloor?: SignalSnapshot['mixFloor'];
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
+  spotHeadroom?: SignalSnapshot['spotHeadroom'];
 }
 
 export function snapshot(spec: SnapshotSpec): SignalSnapshot {
@@ -130,6 +131,7 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
   if (spec.mixFloor) snap.mixFloor = spec.mixFloor;
   if (spec.committedFloor) snap.committedFloor = spec.committedFloor;
   if (spec.budgetCeiling) snap.budgetCeiling = spec.budgetCeiling;
+  if (spec.spotHeadroom) snap.spotHeadroom = spec.spotHeadroom;
   return snap;
 }
 
@@ -151,6 +153,7 @@ export interface Tick {
   mixFloor?: SignalSnapshot['mixFloor'];
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
+  spotHeadroom?: SignalSnapshot['spotHeadroom'];
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];
 }

@@ -260,6 +260,15 @@ const SCENARIOS: Scenario[] = [
       'Scale in from 12 to 11 instances: every signal has been below its band for 1 period; the committed base of 11 instances is paid every hour whether it runs or not, so it serves.',
   },
   {
+    case: 'spot headroom holds extra spot beyond what the load asks and names the setting',
+    policy: three(),
+    start: 12,
+    ticks: one(v(100, 30), { spotHeadroom: { instances: 2 } }),
+    reasons: ['WithinBand', 'SpotHeadroom'],
+    message:
+      'Scale out from 12 to 14 instances: every signal is within its band; 2 spot instances held beyond what the load asks, as headroom while the capacity mix runs spot (capacityMix.spot.overProvision 2).',
+  },
+  {
     case: 'the budget stops a scale-out and says the SLO is at risk for money',
     policy: three(),
     start: 10,

@@ -13,6 +13,7 @@ import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { affordableCapacity } from '#shared/mix/shift.ts';
 import { type MixState, resolveMixPolicy } from '#shared/mix/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
+import { decodeState } from '#shared/state/item.ts';
 import { POOLS } from '../mix/harness.ts';
 import { CONFIG, fakeGroup, harness } from './harness.ts';
 import { eventFile } from './support.ts';
@@ -20,7 +21,7 @@ import { eventFile } from './support.ts';
 const TICK = { ...(eventFile('scheduler-tick') as object), id: 'mix-tick' };
 const NOW = Date.parse('2025-06-02T12:00:30Z');
 
-const mixTarget = (maxUsdPerHour?: number) => ({
+const mixTarget = (maxUsdPerHour?: number, overProvision?: number) => ({
   id: 'chat-asg',
   kind: 'ec2-asg',
   region: 'us-east-1',
@@ -40,12 +41,15 @@ const mixTarget = (maxUsdPerHour?: number) => ({
   capacityMix: {
     pools: POOLS,
     committed: { instances: 2, instanceType: 'g5.2xlarge', usdPerHour: 0.76 },
-    spot: { maxPercent: 60 },
+    spot: { maxPercent: 60, ...(overProvision !== undefined ? { overProvision } : {}) },
     ...(maxUsdPerHour !== undefined ? { maxUsdPerHour } : {}),
   },
 });
 
-const policyFor = (maxUsdPerHour?: number) => ({ version: 1, targets: [mixTarget(maxUsdPerHour)] });
+const policyFor = (maxUsdPerHour?: number, overProvision?: number) => ({
+  version: 1,
+  targets: [mixTarget(maxUsdPerHour, overProvision)],
+});
 
 /** The planner's state for a flat p90 of 10 instances over the next hours, as the mix function stores it. */
 function plannedState(maxUsdPerHour?: number): MixState {
@@ -69,6 +73,7 @@ function setup(opts: {
   maxUsdPerHour?: number;
   item?: Record<string, unknown> | 'none';
   need?: number | null;
+  overProvision?: number;
 }) {
   const h = harness();
   const need = opts.need === undefined ? 10 : opts.need;
@@ -78,7 +83,10 @@ function setup(opts: {
       sk: 'STATE',
       forecastFloor: forecastFloor(need),
     });
-  h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, JSON.stringify(policyFor(opts.maxUsdPerHour)));
+  h.parameters.set(
+    CONFIG.POLICY_PARAMETER_NAME,
+    JSON.stringify(policyFor(opts.maxUsdPerHour, opts.overProvision)),
+  );
   h.metricValues.nvidia_smi_utilization_gpu = opts.gpu;
   fakeGroup(h.mocks.asg, 'chat-asg', { desired: 12, ready: 12, policies: [] });
   const item =
@@ -132,6 +140,29 @@ describe('the capacity mix plan in the evaluator', () => {
       committed: 2,
       detail,
     });
+  });
+
+  it('holds spot.overProvision spot instances beyond what the load asks while the plan runs spot, and stores what it held', async () => {
+    const h = setup({ gpu: 25, need: null, overProvision: 2 });
+    const record = await recordOf(h);
+    expect([record.decision?.desiredCapacity, record.decision?.reasons, record.outcome]).toEqual([
+      7,
+      ['ScaleInBreach', 'SpotHeadroom'],
+      'applied',
+    ]);
+    expect(mixInput(record)).toMatchObject({
+      spotHeadroom: 2,
+      detail: `plan in force: 12 instances, 6 spot (${planUsd()}); no fresh forecast floor to size the loss cover on; 2 committed, paid whether they run or not, held running; 2 spot held beyond what the load asks (overProvision); no budget`,
+    });
+    // Stored as the engine's state, and read back by the next tick as it is (not set aside).
+    const stored = decodeState(h.table.items.get('TARGET#chat-asg|STATE') as Record<string, unknown>);
+    expect([stored.engine?.spotHeadroom, stored.problems]).toEqual([2, []]);
+  });
+
+  it('holds no spot headroom without the setting: the record has none', async () => {
+    const record = await recordOf(setup({ gpu: 25, need: null }));
+    expect(mixInput(record)).not.toHaveProperty('spotHeadroom');
+    expect(record.decision?.reasons).not.toContain('SpotHeadroom');
   });
 
   it('says why in one sentence, with the floor it held', async () => {

@@ -103,6 +103,10 @@ const INVALID: { file: string; line: string }[] = [
     file: 'invalid-max-pool-share.yaml',
     line: 'targets[0].capacityMix.spot.maxPoolShare must be at most 100 (percent); remove it for no cap',
   },
+  {
+    file: 'invalid-over-provision.yaml',
+    line: 'targets[0].capacityMix.spot.overProvision must be a whole number, got 1.5',
+  },
 ];
 
 describe('capacity mix fixtures through governor validate', () => {

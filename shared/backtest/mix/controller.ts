@@ -112,6 +112,15 @@ export class MixController {
     return Math.max(plan.committed, lossCoverFloor(this.#policy, plan, need));
   }
 
+  /**
+   * The engine's spot headroom (capacityMix.spot.overProvision) while the plan in force runs spot,
+   * as the evaluator gives it in AWS (functions/evaluate/mix-plan.ts); 0 without a plan or spot.
+   */
+  spotHeadroom(): number {
+    const plan = this.#state.plan;
+    return plan && plan.spot > 0 ? (this.#policy.mix.spot?.overProvision ?? 0) : 0;
+  }
+
   availability(minute: number): SpotAvailability {
     return availabilityAt(this.#spot, minute * 60_000);
   }

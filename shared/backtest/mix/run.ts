@@ -63,6 +63,8 @@ export interface SpotOptions {
   maxPoolShare: number | null;
   /** spot.lossDomain in place of the policy's; null: the policy's (the reference mix: pool). */
   lossDomain: SpotLossDomain | null;
+  /** spot.overProvision in place of the policy's (instances); null: the policy's (the reference mix: 0). */
+  overProvision: number | null;
 }
 
 export const DEFAULT_SPOT: SpotOptions = {
@@ -76,6 +78,7 @@ export const DEFAULT_SPOT: SpotOptions = {
   zones: null,
   maxPoolShare: null,
   lossDomain: null,
+  overProvision: null,
 };
 /** The reference mix's group spans three Availability Zones (issue 22, item 3; was one before). */
 export const REFERENCE_ZONES = 3;
@@ -149,6 +152,7 @@ export function mixPolicyFor(
     ...(maxInterruption && { maxInterruption }),
     ...(spot.maxPoolShare !== null && { maxPoolShare: spot.maxPoolShare }),
     ...(spot.lossDomain !== null && { lossDomain: spot.lossDomain }),
+    ...(spot.overProvision !== null && { overProvision: spot.overProvision }),
   };
   return {
     targetId: target.id,

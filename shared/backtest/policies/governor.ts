@@ -143,6 +143,8 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
   let lead = effectiveLead(configuredLead, []);
   const budget = budgetControl(target);
+  let spotHeadroom = 0;
+  let committed = 0;
   const step = (view: FleetView, minute: number): number => {
     const slo = budget?.step(view);
     const factor = slo?.step.headroom.factor ?? 1;
@@ -173,6 +175,10 @@ export function governorPolicy(options: GovernorOptions): Policy {
       const noise = lookahead.noise;
       if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
     }
+    if (spotHeadroom > 0) {
+      snapshot.spotHeadroom = { instances: spotHeadroom };
+      if (committed > 0) snapshot.committedFloor = { capacity: committed };
+    }
     // The sentence is built for scaling actions only, the ones the report shows.
     const decided = decide(state, snapshot, policy, view.now, { sentence: false });
     const result = slo
@@ -197,6 +203,10 @@ export function governorPolicy(options: GovernorOptions): Policy {
   return {
     name: options.name ?? 'governor',
     decide: step,
+    setSpotHeadroom: (instances, base) => {
+      spotHeadroom = instances;
+      committed = base;
+    },
     warmPoolSize: options.warmPoolSize,
     ...(lookahead?.warmPoolSize !== undefined ? { warmPoolSizeAt: () => lookahead.warmPoolSize ?? 0 } : {}),
     explain: () => ({ reasonCounts, decisions }),

@@ -1,0 +1,61 @@
+/**
+ * Spot headroom: a few spot instances held beyond the capacity the engine decides, while the
+ * capacity mix runs spot (capacityMix.spot.overProvision: SkyServe's SpotHedge over-provisions
+ * cheap spot replicas this way). Pure, and in two halves around the engine:
+ *
+ *  - before: the engine decides for its own capacity, as if the extra were not there. Its current
+ *    capacity is the group's less the extra it held last period (EngineState.spotHeadroom), and
+ *    per-instance loads averaged over the extra too are read per own instance, so the extra is
+ *    headroom on top, never a reason to scale out later or to scale in.
+ *  - after: the extra goes on top of what the signals and the forecast floor ask (after the
+ *    budget ceiling, which it respects), not of the mix and committed floors: where the committed
+ *    base already runs more than the load asks, its idle instances are the headroom, paid already.
+ *
+ * Worked example (tests/engine/spot-headroom.test.ts): 2 of headroom, the signals ask 15, a
+ * committed base of 11 -> 17 (15 + 2); at night they ask 6 -> 11, the committed base, and no
+ * extra is held. Without the snapshot's spotHeadroom every result is what it was before.
+ */
+import type { SignalSnapshot } from './types.ts';
+
+/** The engine's own capacity: the group's less the extra held last period. */
+export const ownCapacity = (desired: number, held: number | undefined): number =>
+  Math.max(0, desired - (held ?? 0));
+
+/**
+ * The snapshot as the engine reads it for its own capacity: per-instance readings averaged over
+ * `held` extra ready instances too (those the basis counts beyond the own capacity) scaled back
+ * to their own instances. Latency is not per instance: kept. Unchanged when nothing is held.
+ */
+export function ownView(snapshot: SignalSnapshot, held: number | undefined, own: number): SignalSnapshot {
+  if (!held) return snapshot;
+  const readings: SignalSnapshot['readings'] = {};
+  for (const [metric, r] of Object.entries(snapshot.readings) as [
+    keyof SignalSnapshot['readings'],
+    NonNullable<SignalSnapshot['readings'][keyof SignalSnapshot['readings']]>,
+  ][]) {
+    const basis = r.basis ?? snapshot.capacity.ready;
+    const extra = Math.min(held, Math.max(0, basis - own));
+    const latency = metric === 'p95LatencyMs' || metric === 'p99LatencyMs';
+    readings[metric] =
+      latency || extra === 0 || basis - extra <= 0
+        ? r
+        : { ...r, value: (r.value * basis) / (basis - extra), basis: basis - extra };
+  }
+  return { ...snapshot, readings, capacity: { desired: own, ready: Math.min(snapshot.capacity.ready, own) } };
+}
+
+/**
+ * The capacity with the headroom: `asked` (what the signals and the forecast floor ask, after the
+ * budget ceiling) plus the headroom, at most `cap` (the ceiling's or maxCapacity), when that is
+ * above `decided` (the engine's result with every floor). 0 asked: nothing to hold headroom for.
+ */
+export function withSpotHeadroom(
+  instances: number,
+  asked: number,
+  decided: number,
+  cap: number,
+): { capacity: number; extra: number } {
+  if (instances <= 0 || asked <= 0 || decided <= 0) return { capacity: decided, extra: 0 };
+  const want = Math.min(asked + instances, Math.max(cap, decided));
+  return want > decided ? { capacity: want, extra: want - decided } : { capacity: decided, extra: 0 };
+}
