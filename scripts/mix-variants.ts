@@ -3,10 +3,11 @@
  * trace under the suite's scenario variants, at the band's rate and at ten times it with every
  * reclaim zone-wide, printed as Markdown rows (one trace per process, so two run side by side).
  *
- *   node scripts/mix-variants.ts traces/nasa_http_1995_jul_per_minute.csv [--committed-price USD] [--zones N]
+ *   node scripts/mix-variants.ts traces/nasa_http_1995_jul_per_minute.csv [--committed-price USD] [--zones N] [--over-provision N]
  *
  * With --committed-price, each run commits what governor commit plans (--committed auto). The
  * reference mix spans three zones (nine pools); --zones 1 makes the tables of before pools by zone.
+ * --over-provision N sets spot.overProvision (spot headroom; docs/capacity-mix.md).
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -22,17 +23,24 @@ import { VARIANTS } from '../shared/suite/variants.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'committed-price': { type: 'string' }, zones: { type: 'string' } },
+  options: {
+    'committed-price': { type: 'string' },
+    zones: { type: 'string' },
+    'over-provision': { type: 'string' },
+  },
 });
 const file = positionals[0];
 if (!file)
-  throw new Error('usage: node scripts/mix-variants.ts TRACE.csv [--committed-price USD] [--zones N]');
+  throw new Error(
+    'usage: node scripts/mix-variants.ts TRACE.csv [--committed-price USD] [--zones N] [--over-provision N]',
+  );
 const parsed = parsePolicyText(readFileSync(new URL('../examples/policy.yaml', import.meta.url), 'utf8'));
 if (!parsed.ok) throw new Error('examples/policy.yaml does not validate');
 const target = parsed.policy.targets[0]!;
 const trace = parseTrace(readFileSync(file, 'utf8'), basename(file));
 const price = values['committed-price'] === undefined ? null : Number(values['committed-price']);
 const zones = values.zones === undefined ? null : Number(values.zones);
+const overProvision = values['over-provision'] === undefined ? null : Number(values['over-provision']);
 const ids = ['reference', 'cold-4', 'cold-15', 'peak-10', 'peak-160', 'delay-2', 'noise-1', 'noise-2'];
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
@@ -51,6 +59,7 @@ for (const variant of VARIANTS.filter((v) => ids.includes(v.id))) {
         interruptionScale: rate,
         zoneWide,
         zones,
+        overProvision,
         ...(price !== null && { committed: 'auto' as const, committedUsdPerHour: price }),
       },
       fits,
