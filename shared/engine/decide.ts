@@ -148,11 +148,13 @@ export function decide(
   const window = windowed(state.recommendations, now, keepSeconds, raw);
   const { capacity, reasons } = recommend(ctx, a, view, window);
   if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
-  const limited = applyLimits(policy, view, current, capacity, reasons);
-  const own = limited.desired;
-  const spot = withSpotHeadroom(snapshot.spotHeadroom?.instances ?? 0, limited.asked, own, limited.cap);
+  const asked: Asked | undefined = snapshot.spotHeadroom ? { load: 0, cap: 0 } : undefined;
+  const own = applyLimits(policy, view, current, capacity, reasons, asked);
+  const spot = asked
+    ? withSpotHeadroom(snapshot.spotHeadroom!.instances, asked.load, own, asked.cap)
+    : NO_EXTRA;
   if (spot.extra > 0) reasons.push('SpotHeadroom');
-  const desired = spot.capacity;
+  const desired = own + spot.extra;
 
   const action: Action = desired > group ? 'scale-out' : desired < group ? 'scale-in' : 'hold';
   const decision: Decision = {
@@ -180,10 +182,18 @@ export function decide(
   const ownAction: Action = own > current ? 'scale-out' : own < current ? 'scale-in' : 'hold';
   const outcome = { now, current, desired: own, action: ownAction, panicUntil: panic.until, window };
   const next = advanceState(state, streaks, outcome);
+  // Only a state that held headroom carries the field (a delete on every state would slow V8's objects).
   if (spot.extra > 0) next.spotHeadroom = spot.extra;
-  else delete next.spotHeadroom;
+  else if (next.spotHeadroom !== undefined) delete next.spotHeadroom;
   return { decision, state: next };
 }
+
+/** What the load and the forecast floor asked (after the budget ceiling), and the most the headroom may reach. */
+interface Asked {
+  load: number;
+  cap: number;
+}
+const NO_EXTRA = { capacity: 0, extra: 0 } as const;
 
 /**
  * Forecast floor, budget ceiling, mix plan floor, committed floor, failover floor, step limits,
@@ -196,7 +206,8 @@ function applyLimits(
   current: number,
   proposed: number,
   reasons: ReasonCode[],
-): { desired: number; asked: number; cap: number } {
+  asked?: Asked,
+): number {
   let desired = proposed;
   let cap = policy.scaling.maxCapacity;
   const floor = snapshot.forecastFloor?.capacity;
@@ -219,7 +230,7 @@ function applyLimits(
       reasons.push('BudgetCapped');
     }
   }
-  const asked = desired;
+  const load = desired;
   // The floors below win over the ceiling: capacity already planned is not given up for money.
   const planned = snapshot.mixFloor?.capacity;
   if (planned !== undefined && Number.isFinite(planned) && planned > desired) {
@@ -243,12 +254,12 @@ function applyLimits(
   const clamped = clamp(stepped.capacity, policy.scaling);
   if (clamped.reason) reasons.push(clamped.reason);
   if (clamped.capacity === 0 && current > 0) reasons.push('ScaleToZero');
-  // What the load asked, as far as the step limits let the engine go this period.
-  return {
-    desired: clamped.capacity,
-    asked: Math.min(asked, clamped.capacity),
-    cap: Math.min(cap, policy.scaling.maxCapacity),
-  };
+  if (asked) {
+    // What the load asked, as far as the step limits let the engine go this period.
+    asked.load = Math.min(load, clamped.capacity);
+    asked.cap = Math.min(cap, policy.scaling.maxCapacity);
+  }
+  return clamped.capacity;
 }
 
 interface Outcome {
