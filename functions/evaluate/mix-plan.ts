@@ -23,6 +23,7 @@ import { pickFloor, stepAt } from '../../shared/floors/forecast.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import { affordableCapacity, lossCoverFloor } from '../../shared/mix/shift.ts';
 import {
+  listsSpot,
   type MixPlan,
   type MixPolicy,
   MixStateSchema,
@@ -44,7 +45,8 @@ export interface MixPlanInput {
   committed: number | null;
   /**
    * Spot instances the engine holds beyond what the load asks (capacityMix.spot.overProvision),
-   * given while the plan in force runs spot; absent: none (no setting, no plan, or no spot in it).
+   * given while the plan in force lets the group run spot (listsSpot); absent: none (no setting,
+   * no plan, or a plan on demand only).
    */
   spotHeadroom?: number;
   /** The budget's ceiling given to the engine, or null: no budget, or no plan to grow from. */
@@ -154,7 +156,7 @@ export function mixLimitsAt(
   const committed = plan.committed > 0 ? plan.committed : null;
   const committedPart =
     committed === null ? '' : `; ${committed} committed, paid whether they run or not, held running`;
-  const headroom = plan.spot > 0 ? (held.policy.mix.spot?.overProvision ?? 0) : 0;
+  const headroom = listsSpot(plan) ? (held.policy.mix.spot?.overProvision ?? 0) : 0;
   const headroomPart =
     headroom > 0 ? `; ${headroom} spot held beyond what the load asks (overProvision)` : '';
   return {

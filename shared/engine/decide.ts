@@ -12,7 +12,7 @@ import { type Assessed, assess } from './assess.ts';
 import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
 import { activationIdle } from './signals.ts';
-import { ownCapacity, ownView, withSpotHeadroom } from './spot-headroom.ts';
+import { ownCapacity, ownView, paidFloor, withSpotHeadroom } from './spot-headroom.ts';
 import { countStreaks, type PanicWindow, panicWindow, type Streaks } from './streaks.ts';
 import {
   type Action,
@@ -151,7 +151,7 @@ export function decide(
   const asked: Asked | undefined = snapshot.spotHeadroom ? { load: 0, cap: 0 } : undefined;
   const own = applyLimits(policy, view, current, capacity, reasons, asked);
   const spot = asked
-    ? withSpotHeadroom(snapshot.spotHeadroom!.instances, asked.load, own, asked.cap)
+    ? withSpotHeadroom(snapshot.spotHeadroom!.instances, asked.load, paidFloor(view), own, asked.cap)
     : NO_EXTRA;
   if (spot.extra > 0) reasons.push('SpotHeadroom');
   const desired = own + spot.extra;

@@ -8,12 +8,13 @@
  *    per-instance loads averaged over the extra too are read per own instance, so the extra is
  *    headroom on top, never a reason to scale out later or to scale in.
  *  - after: the extra goes on top of what the signals and the forecast floor ask (after the
- *    budget ceiling, which it respects), not of the mix and committed floors: where the committed
- *    base already runs more than the load asks, its idle instances are the headroom, paid already.
+ *    budget ceiling, which it respects), once that is above the floors that hold instances anyway
+ *    (the committed base, the loss cover, a failover floor): below them their idle instances are
+ *    the headroom, paid already.
  *
  * Worked example (tests/engine/spot-headroom.test.ts): 2 of headroom, the signals ask 15, a
  * committed base of 11 -> 17 (15 + 2); at night they ask 6 -> 11, the committed base, and no
- * extra is held. Without the snapshot's spotHeadroom every result is what it was before.
+ * extra is held; holding at 11 within the band, none either. Without the snapshot's spotHeadroom every result is what it was before.
  */
 import type { SignalSnapshot } from './types.ts';
 
@@ -44,18 +45,27 @@ export function ownView(snapshot: SignalSnapshot, held: number | undefined, own:
   return { ...snapshot, readings, capacity: { desired: own, ready: Math.min(snapshot.capacity.ready, own) } };
 }
 
+/** The highest floor that holds instances whatever the load asks: committed base, loss cover, failover. */
+export const paidFloor = (s: SignalSnapshot): number =>
+  Math.max(s.committedFloor?.capacity ?? 0, s.mixFloor?.capacity ?? 0, s.failoverFloor?.capacity ?? 0);
+
 /**
  * The capacity with the headroom: `asked` (what the signals and the forecast floor ask, after the
- * budget ceiling) plus the headroom, at most `cap` (the ceiling's or maxCapacity), when that is
- * above `decided` (the engine's result with every floor). 0 asked: nothing to hold headroom for.
+ * budget ceiling and the step limits) plus the headroom, at most `cap` (the ceiling's or
+ * maxCapacity), when `asked` is above `paid`, the highest of the floors that hold instances anyway
+ * (the committed base, the mix's loss cover, a failover group's floor). At or below it the floor's
+ * instances are the headroom. Strictly above, not at: an engine holding at a floor asks for what it
+ * holds, and headroom there would come and go with every scale-in the floor absorbs (11 -> 12 ->
+ * 11 at a committed base of 11, each a scaling action). 0 asked: nothing to hold headroom for.
  */
 export function withSpotHeadroom(
   instances: number,
   asked: number,
+  paid: number,
   decided: number,
   cap: number,
 ): { capacity: number; extra: number } {
-  if (instances <= 0 || asked <= 0 || decided <= 0) return { capacity: decided, extra: 0 };
+  if (instances <= 0 || asked <= 0 || decided <= 0 || asked <= paid) return { capacity: decided, extra: 0 };
   const want = Math.min(asked + instances, Math.max(cap, decided));
   return want > decided ? { capacity: want, extra: want - decided } : { capacity: decided, extra: 0 };
 }

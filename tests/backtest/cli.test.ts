@@ -322,4 +322,29 @@ describe('backtest --spot --json', () => {
     expect(mix.spotShare).toBeGreaterThan(0.5);
     expect(mix.spotShare).toBeLessThanOrEqual(0.7);
   });
+
+  it('--over-provision 2 holds spot headroom in governor + mix only: the table says so, and the other rows do not move', async () => {
+    const plain = await backtest(['--trace', 'ok.csv', '--spot', '--json', 'plain.json']);
+    const more = await backtest([
+      '--trace',
+      'ok.csv',
+      '--spot',
+      '--over-provision',
+      '2',
+      '--json',
+      'more.json',
+    ]);
+    expect([plain.code, more.code]).toEqual([0, 0]);
+    expect(plain.out).not.toContain('spot headroom:');
+    expect(more.out).toContain(
+      'spot headroom: governor + mix holds 2 spot beyond what the load asks while its plan runs spot (spot.overProvision); SpotHedge holds 2 beyond its capacity always',
+    );
+    const [a, b] = ['plain.json', 'more.json'].map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+    expect([a.spot.spotHeadroom, b.spot.spotHeadroom]).toEqual([0, 2]);
+    const row = (r: { runs: { name: string; instanceHours: number }[] }, name: string) =>
+      r.runs.find((x) => x.name === name)!;
+    expect(row(b, 'governor + mix').instanceHours).toBeGreaterThan(row(a, 'governor + mix').instanceHours);
+    for (const name of ['governor, all on-demand', 'SpotHedge (governor capacity)'])
+      expect(row(b, name)).toEqual(row(a, name));
+  });
 });

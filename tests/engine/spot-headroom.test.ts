@@ -44,6 +44,14 @@ describe('spot headroom', () => {
       ['ScaleInBreach', 'CommittedFloor'],
       undefined,
     ]);
+    // Holding at the committed 11 with the load in its band: no headroom on top of the floor, or it
+    // would come and go with every scale-in the floor absorbs (11 -> 12 -> 11, each an action).
+    const held = step(night.state, 3, 11, 1050, mix);
+    expect([held.decision.action, held.decision.reasons, held.state.spotHeadroom]).toEqual([
+      'hold',
+      ['WithinBand'],
+      undefined,
+    ]);
   });
 
   it('reads the group less the extra it held as the engine own capacity: a steady load holds', () => {
@@ -63,9 +71,12 @@ describe('spot headroom', () => {
   });
 
   it('stays within maxCapacity and the budget ceiling', () => {
-    expect(withSpotHeadroom(2, 15, 15, 16)).toEqual({ capacity: 16, extra: 1 });
-    expect(withSpotHeadroom(2, 15, 15, 15)).toEqual({ capacity: 15, extra: 0 });
-    expect(withSpotHeadroom(2, 0, 1, 50)).toEqual({ capacity: 1, extra: 0 });
+    expect(withSpotHeadroom(2, 15, 0, 15, 16)).toEqual({ capacity: 16, extra: 1 });
+    expect(withSpotHeadroom(2, 15, 0, 15, 15)).toEqual({ capacity: 15, extra: 0 });
+    expect(withSpotHeadroom(2, 0, 0, 1, 50)).toEqual({ capacity: 1, extra: 0 });
+    // At or below a paid floor the floor's instances are the headroom.
+    expect(withSpotHeadroom(2, 11, 11, 11, 50)).toEqual({ capacity: 11, extra: 0 });
+    expect(withSpotHeadroom(2, 12, 11, 12, 50)).toEqual({ capacity: 14, extra: 2 });
     const capped = decide(
       undefined,
       snapshot({

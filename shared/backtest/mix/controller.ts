@@ -113,12 +113,13 @@ export class MixController {
   }
 
   /**
-   * The engine's spot headroom (capacityMix.spot.overProvision) while the plan in force runs spot,
-   * as the evaluator gives it in AWS (functions/evaluate/mix-plan.ts); 0 without a plan or spot.
+   * The engine's spot headroom (capacityMix.spot.overProvision) while the plan in force lets the
+   * group run spot (listsSpot), as the evaluator gives it in AWS (functions/evaluate/mix-plan.ts);
+   * 0 without a plan, or under one that runs on demand only (none planned, the breaker open).
    */
   spotHeadroom(): number {
     const plan = this.#state.plan;
-    return plan && plan.spot > 0 ? (this.#policy.mix.spot?.overProvision ?? 0) : 0;
+    return plan && listsSpot(plan) ? (this.#policy.mix.spot?.overProvision ?? 0) : 0;
   }
 
   availability(minute: number): SpotAvailability {

@@ -109,6 +109,8 @@ export interface MixBacktestResult {
     };
     reclaimEvents: number;
     pools: { instanceType: string; zone: string | null; band: string; spotUsdPerHour: number }[];
+    /** spot.overProvision as governor + mix ran it (the policy's, or the option's): 0 for none. */
+    spotHeadroom: number;
   };
   onDemandUsdPerHour: number;
   runs: MixRunSummary[];
@@ -263,6 +265,7 @@ export function runMixBacktest(input: MixBacktestInput): MixBacktestResult {
         band: x.band,
         spotUsdPerHour: x.spotUsdPerHour,
       })),
+      spotHeadroom: policy.mix.spot?.overProvision ?? 0,
     },
     onDemandUsdPerHour: pricing.onDemandUsdPerHour,
     runs,

@@ -6,6 +6,7 @@ import { type Column as ColumnOf, renderColumns } from '../columns.ts';
 import { DRY_MINUTES, NOTICE_MINUTES, RECLAIM_SHARE } from './hazard.ts';
 import type { MixBacktestResult } from './run.ts';
 import type { MixRunSummary } from './simulate.ts';
+import { SPOTHEDGE_EXTRA_SPOT } from './spothedge.ts';
 import { MIX_BASELINE } from './strategies.ts';
 
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -59,6 +60,11 @@ export function formatMixTable(r: MixBacktestResult): string {
     `trace ${r.trace.name}: ${whole.format(r.trace.minutes)} minutes; on-demand ${two.format(r.onDemandUsdPerHour)} USD per instance-hour`,
     `spot pools: ${pools}; interruption rate x${spot.interruptionScale}${spot.zoneWide > 0 ? `, ${whole.format(100 * spot.zoneWide)} % of it zone-wide (every pool of a zone at once)` : ''}, seed ${spot.seed}: ${whole.format(spot.reclaimEvents)} reclaim events (each takes ${whole.format(100 * RECLAIM_SHARE)} % of the pool's spot after a ${NOTICE_MINUTES}-minute notice; the pool is then dry for ${DRY_MINUTES} min)`,
     commitmentLine(r),
+    ...(spot.spotHeadroom > 0
+      ? [
+          `spot headroom: governor + mix holds ${whole.format(spot.spotHeadroom)} spot beyond what the load asks while its plan runs spot (spot.overProvision); SpotHedge holds ${SPOTHEDGE_EXTRA_SPOT} beyond its capacity always`,
+        ]
+      : []),
     'reclaimed: spot instances warned; spot short: instance-minutes the group could not launch spot for want of capacity; breaker: times Governor moved to on-demand',
     '',
     ...renderColumns(COLUMNS, mixRows(r)),
