@@ -159,6 +159,23 @@ describe('the capacity mix plan in the evaluator', () => {
     expect([stored.engine?.spotHeadroom, stored.problems]).toEqual([2, []]);
   });
 
+  it('holds no spot headroom when the PLAN item cannot be read: the plan in force is unknown, so the signals decide', async () => {
+    const h = setup({ gpu: 25, need: null, overProvision: 2 });
+    h.mocks.ddb.on(BatchGetCommand).rejects(new Error('ProvisionedThroughputExceededException'));
+    const record = await recordOf(h);
+    expect([record.outcome, record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([
+      'applied',
+      5,
+      ['ScaleInBreach'],
+    ]);
+    expect(mixInput(record)).toMatchObject({
+      capacity: null,
+      detail:
+        'the read of MIX#chat-asg failed (Error: ProvisionedThroughputExceededException): no mix floor or ceiling',
+    });
+    expect(mixInput(record)).not.toHaveProperty('spotHeadroom');
+  });
+
   it('holds no spot headroom without the setting: the record has none', async () => {
     const record = await recordOf(setup({ gpu: 25, need: null }));
     expect(mixInput(record)).not.toHaveProperty('spotHeadroom');
