@@ -32,7 +32,15 @@ const target = parsed.policy.targets[0]!;
 // One memo of forecasts and noise fits per trace: the calm and the stormy run share them.
 const memos = new Map<string, LookaheadFits>();
 
+// Each run once: the tests below ask for some of the same runs (the planned commitment, calm).
+const runs = new Map<string, ReturnType<typeof runOnce>>();
 function run(file: string, interruptionScale = 1, more: Partial<SpotOptions> = {}) {
+  const key = JSON.stringify([file, interruptionScale, more]);
+  if (!runs.has(key)) runs.set(key, runOnce(file, interruptionScale, more));
+  return runs.get(key)!;
+}
+
+function runOnce(file: string, interruptionScale: number, more: Partial<SpotOptions>) {
   const trace = parseTrace(read(`traces/${file}`), file);
   if (!memos.has(file)) memos.set(file, lookaheadMemo());
   const result = runMixBacktest({
