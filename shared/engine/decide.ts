@@ -4,8 +4,9 @@
  *
  * Order of steps: assess signals -> count breaches (hysteresis) -> panic -> raw
  * recommendation -> breach counts, breach peak, cooldowns and stabilization -> forecast floor ->
- * budget ceiling -> mix plan and failover floors -> step limits -> min/max clamp. Each step that
- * changes or holds the result leaves a reason.
+ * budget ceiling -> mix plan and failover floors -> step limits -> min/max clamp -> spot headroom
+ * (./spot-headroom.ts: extra spot on top, the engine deciding for its own capacity). Each step
+ * that changes or holds the result leaves a reason.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
 import { type Assessed, assess } from './assess.ts';
