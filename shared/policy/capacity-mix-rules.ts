@@ -134,6 +134,12 @@ export function capacityMixProblems(t: TargetPolicy, at: Path, add: Add): void {
       [...here, 'horizonHours'],
       `(${mix.horizonHours}) is shorter than damping.minHoursBetweenChanges (${mix.damping.minHoursBetweenChanges}): a plan may be held that long, so it must cover it; raise horizonHours or lower minHoursBetweenChanges`,
     );
+  const headroom = mix.spot?.overProvision ?? 0;
+  if (headroom > 0 && headroom >= t.scaling.maxCapacity)
+    add(
+      [...here, 'spot', 'overProvision'],
+      `(${headroom}) is not below scaling.maxCapacity (${t.scaling.maxCapacity}): the headroom alone would fill the group; hold fewer spot instances or raise maxCapacity`,
+    );
   poolProblems(t, here, add);
   committedProblems(t, here, add);
   fallbackProblems(t, here, add);

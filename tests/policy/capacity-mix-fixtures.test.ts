@@ -107,6 +107,10 @@ const INVALID: { file: string; line: string }[] = [
     file: 'invalid-over-provision.yaml',
     line: 'targets[0].capacityMix.spot.overProvision must be a whole number, got 1.5',
   },
+  {
+    file: 'invalid-over-provision-fills-group.yaml',
+    line: 'targets[0].capacityMix.spot.overProvision (10) is not below scaling.maxCapacity (10): the headroom alone would fill the group; hold fewer spot instances or raise maxCapacity',
+  },
 ];
 
 describe('capacity mix fixtures through governor validate', () => {
