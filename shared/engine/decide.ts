@@ -13,7 +13,7 @@ import { type Assessed, assess } from './assess.ts';
 import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
 import { activationIdle } from './signals.ts';
-import { ownCapacity, ownView, paidFloor, withSpotHeadroom } from './spot-headroom.ts';
+import { heldNow, ownView, paidFloor, withSpotHeadroom } from './spot-headroom.ts';
 import { countStreaks, type PanicWindow, panicWindow, type Streaks } from './streaks.ts';
 import {
   type Action,
@@ -132,8 +132,9 @@ export function decide(
   const state = previous ?? initialState();
   // With spot headroom the engine decides for its own capacity (./spot-headroom.ts).
   const group = snapshot.capacity.desired;
-  const current = ownCapacity(group, state.spotHeadroom);
-  const view = ownView(snapshot, state.spotHeadroom, current);
+  const held = heldNow(group, state.spotHeadroom);
+  const current = group - held;
+  const view = ownView(snapshot, held, current);
   const a = assess(policy, view, now);
   const look = { high: a.outProposal !== null, low: a.inProposal !== null, panic: a.atPanic };
   const streaks = countStreaks(state, policy.damping.periodSeconds * 1000, now, look);
@@ -184,7 +185,7 @@ export function decide(
   const outcome = { now, current, desired: own, action: ownAction, panicUntil: panic.until, window };
   const next = advanceState(state, streaks, outcome);
   // Only a state that held headroom carries the field (a delete on every state would slow V8's objects).
-  if (spot.extra > 0) next.spotHeadroom = spot.extra;
+  if (spot.extra > 0) next.spotHeadroom = { held: spot.extra, own };
   else if (next.spotHeadroom !== undefined) delete next.spotHeadroom;
   return { decision, state: next };
 }

@@ -4,7 +4,8 @@
  * cheap spot replicas this way). Pure, and in two halves around the engine:
  *
  *  - before: the engine decides for its own capacity, as if the extra were not there. Its current
- *    capacity is the group's less the extra it held last period (EngineState.spotHeadroom), and
+ *    capacity is the group's less the extra it held last period (EngineState.spotHeadroom, as far
+ *    as the group shows it: heldNow), and
  *    per-instance loads averaged over the extra too are read per own instance, so the extra is
  *    headroom on top, never a reason to scale out later or to scale in.
  *  - after: the extra goes on top of what the signals and the forecast floor ask (after the
@@ -18,16 +19,27 @@
  */
 import type { SignalSnapshot } from './types.ts';
 
-/** The engine's own capacity: the group's less the extra held last period. */
-export const ownCapacity = (desired: number, held: number | undefined): number =>
-  Math.max(0, desired - (held ?? 0));
+/** What the last decision held: the extra, and the engine's own capacity under it. */
+export interface HeldHeadroom {
+  held: number;
+  own: number;
+}
+
+/**
+ * The extra the group runs now: what the last decision held, as far as the group it reads is
+ * above the engine's own capacity then. Intent reconciled with truth: a decision never applied
+ * (shadow mode, a refused or failed write) left the group where it was, so nothing is taken out;
+ * a group raised by hand past the total counts the rest as the engine's own.
+ */
+export const heldNow = (group: number, last: HeldHeadroom | undefined): number =>
+  last ? Math.min(last.held, Math.max(0, group - last.own)) : 0;
 
 /**
  * The snapshot as the engine reads it for its own capacity: per-instance readings averaged over
  * `held` extra ready instances too (those the basis counts beyond the own capacity) scaled back
  * to their own instances. Latency is not per instance: kept. Unchanged when nothing is held.
  */
-export function ownView(snapshot: SignalSnapshot, held: number | undefined, own: number): SignalSnapshot {
+export function ownView(snapshot: SignalSnapshot, held: number, own: number): SignalSnapshot {
   if (!held) return snapshot;
   const readings: SignalSnapshot['readings'] = {};
   for (const [metric, r] of Object.entries(snapshot.readings) as [

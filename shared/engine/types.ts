@@ -235,8 +235,14 @@ export const EngineStateSchema = z
      * periods, when longer: a confirmed scale-out is sized on their peak), oldest first.
      */
     recommendations: z.array(z.tuple([z.number(), z.number().int().min(0)])),
-    /** Spot headroom held above the engine's own capacity by the last decision (./spot-headroom.ts). */
-    spotHeadroom: z.number().int().min(1).optional(),
+    /**
+     * Spot headroom the last decision held above the engine's own capacity, and that capacity
+     * (./spot-headroom.ts heldNow reads it against the group the next decision sees).
+     */
+    spotHeadroom: z
+      .object({ held: z.number().int().min(1), own: z.number().int().min(0) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type EngineState = z.infer<typeof EngineStateSchema>;

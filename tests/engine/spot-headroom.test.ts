@@ -29,7 +29,7 @@ describe('spot headroom', () => {
     const mix = { committedFloor: { capacity: 11 }, spotHeadroom: { instances: 2 } };
     // 1,500 requests a minute at 100 per instance ask 15: with 2 of headroom, 17.
     const day = step(undefined, 1, 12, 1500, mix);
-    expect([day.decision.desiredCapacity, day.decision.reasons, day.state.spotHeadroom]).toEqual([
+    expect([day.decision.desiredCapacity, day.decision.reasons, day.state.spotHeadroom?.held]).toEqual([
       17,
       ['ScaleOutBreach', 'SpotHeadroom'],
       2,
@@ -39,7 +39,7 @@ describe('spot headroom', () => {
     );
     // At night 600 ask 6: the committed 11 run, and their idle instances are the headroom.
     const night = step(day.state, 2, 17, 600, mix);
-    expect([night.decision.desiredCapacity, night.decision.reasons, night.state.spotHeadroom]).toEqual([
+    expect([night.decision.desiredCapacity, night.decision.reasons, night.state.spotHeadroom?.held]).toEqual([
       11,
       ['ScaleInBreach', 'CommittedFloor'],
       undefined,
@@ -47,7 +47,7 @@ describe('spot headroom', () => {
     // Holding at the committed 11 with the load in its band: no headroom on top of the floor, or it
     // would come and go with every scale-in the floor absorbs (11 -> 12 -> 11, each an action).
     const held = step(night.state, 3, 11, 1050, mix);
-    expect([held.decision.action, held.decision.reasons, held.state.spotHeadroom]).toEqual([
+    expect([held.decision.action, held.decision.reasons, held.state.spotHeadroom?.held]).toEqual([
       'hold',
       ['WithinBand'],
       undefined,
@@ -67,7 +67,30 @@ describe('spot headroom', () => {
     ]);
     // Spot gone (the plan runs none): the extra goes in one decision, and nothing else moves.
     const third = step(second.state, 3, 11, 1000);
-    expect([third.decision.desiredCapacity, third.state.spotHeadroom]).toEqual([10, undefined]);
+    expect([third.decision.desiredCapacity, third.state.spotHeadroom?.held]).toEqual([10, undefined]);
+  });
+
+  it('reconciles with the group it reads: headroom never applied (shadow mode, a refused write) is not taken out again', () => {
+    const one = { spotHeadroom: { instances: 2 } };
+    const asked = step(undefined, 1, 2, 200, one);
+    expect(asked.decision.desiredCapacity).toBe(4);
+    // The group was never set to 4: it still runs 2, and the engine's own capacity is those 2.
+    const again = step(asked.state, 2, 2, 200, one);
+    expect([again.decision.action, again.decision.desiredCapacity, again.decision.reasons]).toEqual([
+      'scale-out',
+      4,
+      ['WithinBand', 'SpotHeadroom'],
+    ]);
+    // Set to 4 at last, then to 7 by someone else: the 3 beyond count as the engine's own, and
+    // the load asks for 2 of them, so it scales in to 2 + 2.
+    const applied = step(again.state, 3, 4, 200, one);
+    expect(applied.decision.action).toBe('hold');
+    const raised = step(applied.state, 4, 7, 200, one);
+    expect([raised.decision.action, raised.decision.desiredCapacity, raised.decision.reasons]).toEqual([
+      'scale-in',
+      4,
+      ['ScaleInBreach', 'SpotHeadroom'],
+    ]);
   });
 
   it('stays within maxCapacity and the budget ceiling', () => {
@@ -89,7 +112,7 @@ describe('spot headroom', () => {
       policy,
       at(1),
     );
-    expect([capped.decision.desiredCapacity, capped.state.spotHeadroom]).toEqual([12, undefined]);
+    expect([capped.decision.desiredCapacity, capped.state.spotHeadroom?.held]).toEqual([12, undefined]);
   });
 
   it('reads per-instance loads per own instance, latency as it is', () => {
@@ -111,7 +134,7 @@ describe('spot headroom', () => {
         10,
       ).readings.invocationsPerInstance?.value,
     ).toBe(90);
-    expect(ownView(snap, undefined, 12)).toBe(snap);
+    expect(ownView(snap, 0, 12)).toBe(snap);
   });
 
   it('never changes what the engine decides for its own capacity (random timelines)', () => {
@@ -140,14 +163,14 @@ describe('spot headroom', () => {
             ...(committed !== undefined ? { committedFloor: { capacity: committed } } : {}),
           });
           const a = decide(plainState, snapshot(spec(plain, plain)), damped, now);
-          const own = group - (state?.spotHeadroom ?? 0);
+          const own = group - (state?.spotHeadroom?.held ?? 0);
           const b = decide(
             state,
             snapshot({ ...spec(group, own), ...(extra > 0 ? { spotHeadroom: { instances: extra } } : {}) }),
             damped,
             now,
           );
-          const held = b.state.spotHeadroom ?? 0;
+          const held = b.state.spotHeadroom?.held ?? 0;
           expect(b.decision.desiredCapacity - held).toBe(a.decision.desiredCapacity);
           expect(held).toBeLessThanOrEqual(extra);
           plainState = a.state;

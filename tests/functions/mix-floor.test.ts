@@ -7,6 +7,7 @@
  * its state item holds the forecast function's floor schedule; the PLAN item rides in the tick's
  * BatchGetItem of state items.
  */
+import { SetDesiredCapacityCommand } from '@aws-sdk/client-auto-scaling';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { initialMixState, stepMix } from '#shared/mix/plan.ts';
@@ -156,7 +157,28 @@ describe('the capacity mix plan in the evaluator', () => {
     });
     // Stored as the engine's state, and read back by the next tick as it is (not set aside).
     const stored = decodeState(h.table.items.get('TARGET#chat-asg|STATE') as Record<string, unknown>);
-    expect([stored.engine?.spotHeadroom, stored.problems]).toEqual([2, []]);
+    expect([stored.engine?.spotHeadroom?.held, stored.problems]).toEqual([2, []]);
+  });
+
+  it('a refused write of the headroom is asked again at the next tick, from the group as it stands', async () => {
+    // 12 instances at the target: the load asks for 12, the headroom makes 14.
+    const h = setup({ gpu: 70, need: null, overProvision: 2 });
+    h.mocks.asg.on(SetDesiredCapacityCommand).rejects(new Error('ScalingActivityInProgress'));
+    const first = await recordOf(h);
+    expect([first.decision?.desiredCapacity, first.decision?.reasons, first.outcome]).toEqual([
+      14,
+      ['WithinBand', 'SpotHeadroom'],
+      'failed',
+    ]);
+    // The group still runs 12: none of them is taken for headroom, so the same 14 is asked again.
+    h.mocks.asg.on(SetDesiredCapacityCommand).resolves({});
+    const next = (await h.evaluate({ ...TICK, id: 'mix-tick-2' }, NOW + 60_000)).records[0]!;
+    expect([
+      next.decision?.currentCapacity,
+      next.decision?.desiredCapacity,
+      next.decision?.reasons,
+      next.outcome,
+    ]).toEqual([12, 14, ['WithinBand', 'SpotHeadroom'], 'applied']);
   });
 
   it('holds no spot headroom when the PLAN item cannot be read: the plan in force is unknown, so the signals decide', async () => {

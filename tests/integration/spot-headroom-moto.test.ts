@@ -142,7 +142,7 @@ describe.skipIf(!gate.available)('spot headroom through the evaluate function on
     const item = await doc.send(
       new GetCommand({ TableName: CONFIG.STATE_TABLE_NAME, Key: { pk: `TARGET#${GROUP}`, sk: 'STATE' } }),
     );
-    expect(item.Item?.engine?.spotHeadroom).toBe(2);
+    expect(item.Item?.engine?.spotHeadroom).toEqual({ held: 2, own: 2 });
   });
 
   it('the next tick reads the load over 4 instances as 70 % of its own 2 and holds at 4', async () => {
