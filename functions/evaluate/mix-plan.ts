@@ -23,12 +23,12 @@ import { pickFloor, stepAt } from '../../shared/floors/forecast.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
 import { affordableCapacity, lossCoverFloor } from '../../shared/mix/shift.ts';
 import {
-  listsSpot,
   type MixPlan,
   type MixPolicy,
   MixStateSchema,
   replacementLeadMinutes,
   resolveMixPolicy,
+  spotHeadroomOf,
 } from '../../shared/mix/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 
@@ -156,7 +156,7 @@ export function mixLimitsAt(
   const committed = plan.committed > 0 ? plan.committed : null;
   const committedPart =
     committed === null ? '' : `; ${committed} committed, paid whether they run or not, held running`;
-  const headroom = listsSpot(plan) ? (held.policy.mix.spot?.overProvision ?? 0) : 0;
+  const headroom = spotHeadroomOf(held.policy, plan);
   const headroomPart =
     headroom > 0 ? `; ${headroom} spot held beyond what the load asks (overProvision)` : '';
   return {

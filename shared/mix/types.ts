@@ -199,3 +199,11 @@ export interface MixStepResult {
  */
 export const listsSpot = (plan: MixPlan): boolean =>
   plan.mixedInstancesPolicy.onDemandPercentageAboveBaseCapacity < 100;
+
+/**
+ * The spot headroom the engine holds under `plan` (capacityMix.spot.overProvision): the setting
+ * while the plan lets the group run spot, 0 under a plan on demand only. The evaluator in AWS
+ * (functions/evaluate/mix-plan.ts) and the backtest's controller both read it here.
+ */
+export const spotHeadroomOf = (policy: MixPolicy, plan: MixPlan): number =>
+  listsSpot(plan) ? (policy.mix.spot?.overProvision ?? 0) : 0;

@@ -19,6 +19,7 @@ import { initialMixState, stepMix } from '#shared/mix/plan.ts';
 import { resolveMixPolicy } from '#shared/mix/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import { CONFIG, captureTelemetry } from '../functions/support.ts';
+import { liveTick } from '../live/moto-evaluate.ts';
 import { POOLS } from '../mix/harness.ts';
 import {
   awsTestConfig,
@@ -28,7 +29,6 @@ import {
   motoGate,
   putStringParameter,
   startMoto,
-  TEST_ACCOUNT,
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../support/moto.ts';
@@ -53,15 +53,6 @@ const policy = {
     },
   ],
 };
-
-const tick = (id: string, at: number) => ({
-  'detail-type': 'Scheduled Event',
-  source: 'aws.scheduler',
-  account: TEST_ACCOUNT,
-  region: TEST_REGION,
-  id,
-  time: new Date(at).toISOString(),
-});
 
 describe.skipIf(!gate.available)('spot headroom through the evaluate function on moto', () => {
   let moto: MotoServer;
@@ -130,7 +121,7 @@ describe.skipIf(!gate.available)('spot headroom through the evaluate function on
       .AutoScalingGroups?.[0]?.DesiredCapacity;
 
   it('holds 2 spot instances beyond what the load asks: the group goes from 2 to 4, and the state says 2 are headroom', async () => {
-    const report = await evaluate(tick('headroom-1', now), now);
+    const report = await evaluate(liveTick('headroom-1', now), now);
     const record = report.records[0]!;
     expect([record.outcome, record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([
       'applied',
@@ -149,7 +140,7 @@ describe.skipIf(!gate.available)('spot headroom through the evaluate function on
     // The same work over the 4 instances moto put in service at once: 35 % each.
     await gpuAt(35, [0]);
     const next = now + 60_000;
-    const report = await evaluate(tick('headroom-2', next), next);
+    const report = await evaluate(liveTick('headroom-2', next), next);
     const record = report.records[0]!;
     expect([record.decision?.action, record.decision?.desiredCapacity, record.decision?.reasons]).toEqual([
       'hold',

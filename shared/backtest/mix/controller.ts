@@ -25,6 +25,7 @@ import {
   type MixState,
   replacementLeadMinutes,
   type SpotAvailability,
+  spotHeadroomOf,
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';
 import { ScaleOutClock } from '../policies/lead-clock.ts';
@@ -119,7 +120,7 @@ export class MixController {
    */
   spotHeadroom(): number {
     const plan = this.#state.plan;
-    return plan && listsSpot(plan) ? (this.#policy.mix.spot?.overProvision ?? 0) : 0;
+    return plan ? spotHeadroomOf(this.#policy, plan) : 0;
   }
 
   availability(minute: number): SpotAvailability {
