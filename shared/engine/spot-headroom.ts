@@ -9,9 +9,10 @@
  *    per-instance loads averaged over the extra too are read per own instance, so the extra is
  *    headroom on top, never a reason to scale out later or to scale in.
  *  - after: the extra goes on top of what the signals and the forecast floor ask (after the
- *    budget ceiling, which it respects), once that is above the floors that hold instances anyway
- *    (the committed base, the loss cover, a failover floor): below them their idle instances are
- *    the headroom, paid already.
+ *    budget ceiling, which it respects), once that is above the committed base: below it the
+ *    base's idle instances are the headroom, paid already. The other floors (the loss cover, a
+ *    failover floor) still hold the group at least where they are, and the extra is what the
+ *    load's ask plus the headroom needs beyond them.
  *
  * Worked example (tests/engine/spot-headroom.test.ts): 2 of headroom, the signals ask 15, a
  * committed base of 11 -> 17 (15 + 2); at night they ask 6 -> 11, the committed base, and no
@@ -57,16 +58,19 @@ export function ownView(snapshot: SignalSnapshot, held: number, own: number): Si
   return { ...snapshot, readings, capacity: { desired: own, ready: Math.min(snapshot.capacity.ready, own) } };
 }
 
-/** The highest floor that holds instances whatever the load asks: committed base, loss cover, failover. */
-export const paidFloor = (s: SignalSnapshot): number =>
-  Math.max(s.committedFloor?.capacity ?? 0, s.mixFloor?.capacity ?? 0, s.failoverFloor?.capacity ?? 0);
+/**
+ * The committed base: instances paid for whatever the load asks, so the headroom starts above it.
+ * Not the loss cover nor a failover floor: they move with the forecast and the failover's phase,
+ * and measured against them the headroom came and went with each of their steps (NASA without a
+ * commitment, 1 of headroom: 1,135 scaling actions against 695).
+ */
+export const paidFloor = (s: SignalSnapshot): number => s.committedFloor?.capacity ?? 0;
 
 /**
  * The capacity with the headroom: `asked` (what the signals and the forecast floor ask, after the
  * budget ceiling and the step limits) plus the headroom, at most `cap` (the ceiling's or
- * maxCapacity), when `asked` is above `paid`, the highest of the floors that hold instances anyway
- * (the committed base, the mix's loss cover, a failover group's floor). At or below it the floor's
- * instances are the headroom. Strictly above, not at: an engine holding at a floor asks for what it
+ * maxCapacity), when `asked` is above `paid`, the committed base (paidFloor). At or below it the
+ * base's idle instances are the headroom. Strictly above, not at: an engine holding at a floor asks for what it
  * holds, and headroom there would come and go with every scale-in the floor absorbs (11 -> 12 ->
  * 11 at a committed base of 11, each a scaling action). 0 asked: nothing to hold headroom for.
  */

@@ -126,7 +126,7 @@ export function mixReferenceSuite(file: string): void {
 
     // Issue 22's bar against SpotHedge on both traces: with one spot instance of headroom
     // (spot.overProvision 1, engine's SpotHeadroom) governor + mix is cheaper at no more violation
-    // minutes (NASA 5,354 USD and 38 minutes against 5,674 and 42). The headroom changes no other
+    // minutes (NASA 5,354 USD and 35 minutes against 5,674 and 42). The headroom changes no other
     // row, goes on top of what the load asks and not of the committed base, and holds in a storm.
     it('with the planned commitment and one spot instance of headroom: cheaper than SpotHedge at no more violation minutes, and nothing else moves', () => {
       const planned = { committed: 'auto' as const, committedUsdPerHour: 0.62 };

@@ -98,19 +98,19 @@ export class MixController {
   }
 
   /**
-   * The engine's floors at `minute`, as the evaluator gives them in AWS (functions/evaluate/mix-plan.ts):
-   * the plan's committed base (paid whether it runs or not) and the loss cover of the p90 over the
-   * replacement lead time (none without spot); 0 without a plan.
+   * The engine's floors at `minute`, as the evaluator gives them in AWS (functions/evaluate/mix-plan.ts:
+   * committedFloor and mixFloor): the plan's committed base (paid whether it runs or not) and the
+   * loss cover of the p90 over the replacement lead time (0 without spot); both 0 without a plan.
    */
-  floorAt(minute: number): number {
+  floorsAt(minute: number): { committed: number; lossCover: number } {
     const plan = this.#state.plan;
-    if (!plan) return 0;
-    if (plan.spot === 0 || !this.#points) return plan.committed;
+    if (!plan) return { committed: 0, lossCover: 0 };
+    if (plan.spot === 0 || !this.#points) return { committed: plan.committed, lossCover: 0 };
     const from = minute * 60_000;
     const to = from + this.#policy.replacementLeadMinutes * 60_000;
     let need = 0;
     for (const p of this.#points) if (p.at + 5 * 60_000 > from && p.at <= to) need = Math.max(need, p.p90);
-    return Math.max(plan.committed, lossCoverFloor(this.#policy, plan, need));
+    return { committed: plan.committed, lossCover: lossCoverFloor(this.#policy, plan, need) };
   }
 
   /**

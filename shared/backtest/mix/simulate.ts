@@ -134,8 +134,12 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     feed.advanceTo(m);
     const view = { now: m * 60_000, ...shownFleet(fleet, strategy, lastDesired), warmIdle: 0, metrics: feed };
     controller?.update(feed, m);
-    if (controller) policy.setSpotHeadroom?.(controller.spotHeadroom(), controller.plan?.committed ?? 0);
-    const wanted = Math.max(policy.decide(view, m), controller?.floorAt(m) ?? strategy.floor ?? 0);
+    const floors = controller?.floorsAt(m);
+    if (controller && floors) policy.setSpotHeadroom?.(controller.spotHeadroom(), floors);
+    const wanted = Math.max(
+      policy.decide(view, m),
+      floors ? Math.max(floors.committed, floors.lossCover) : (strategy.floor ?? 0),
+    );
     const desired = Math.min(scenario.maxCapacity, Math.max(scenario.minCapacity, wanted));
     controller?.observe(view.ready, fleet.counted, desired, view.now);
     if (desired !== lastDesired && lastDesired >= 0) t.actions++;

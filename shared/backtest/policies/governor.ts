@@ -144,7 +144,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
   let lead = effectiveLead(configuredLead, []);
   const budget = budgetControl(target);
   let spotHeadroom = 0;
-  let committed = 0;
+  let floors = { committed: 0, lossCover: 0 };
   const step = (view: FleetView, minute: number): number => {
     const slo = budget?.step(view);
     const factor = slo?.step.headroom.factor ?? 1;
@@ -176,8 +176,10 @@ export function governorPolicy(options: GovernorOptions): Policy {
       if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
     }
     if (spotHeadroom > 0) {
+      // The mix's floors go to the engine with the headroom, as the evaluator gives them in AWS.
       snapshot.spotHeadroom = { instances: spotHeadroom };
-      if (committed > 0) snapshot.committedFloor = { capacity: committed };
+      if (floors.committed > 0) snapshot.committedFloor = { capacity: floors.committed };
+      if (floors.lossCover > 0) snapshot.mixFloor = { capacity: floors.lossCover };
     }
     // The sentence is built for scaling actions only, the ones the report shows.
     const decided = decide(state, snapshot, policy, view.now, { sentence: false });
@@ -203,9 +205,9 @@ export function governorPolicy(options: GovernorOptions): Policy {
   return {
     name: options.name ?? 'governor',
     decide: step,
-    setSpotHeadroom: (instances, base) => {
+    setSpotHeadroom: (instances, now) => {
       spotHeadroom = instances;
-      committed = base;
+      floors = now;
     },
     warmPoolSize: options.warmPoolSize,
     ...(lookahead?.warmPoolSize !== undefined ? { warmPoolSizeAt: () => lookahead.warmPoolSize ?? 0 } : {}),

@@ -43,11 +43,11 @@ export interface Policy {
   /** After the run: the forecast band the policy planned with, per minute (look-ahead policies). */
   forecastBand?(): { p50: number[]; p90: number[] };
   /**
-   * Spot instances to hold beyond the capacity it decides from now on, over a committed base of
-   * `committed` (governor policies, in the mix backtest: the engine adds the headroom above what
-   * the load asks, not above the base, as in AWS where the base is the engine's floor).
+   * Spot instances to hold beyond the capacity it decides from now on, with the mix's floors now
+   * (governor policies, in the mix backtest: the engine adds the headroom above what the load
+   * asks, not above those floors, as in AWS where they are the engine's committedFloor and mixFloor).
    */
-  setSpotHeadroom?(instances: number, committed: number): void;
+  setSpotHeadroom?(instances: number, floors: { committed: number; lossCover: number }): void;
   /** After the run: decision counts and marks (governor policies). */
   explain?(): { reasonCounts: Partial<Record<ReasonCode, number>>; decisions: DecisionMark[] };
 }
