@@ -2,18 +2,23 @@
  * The forecast floor: a demand forecast turned into a capacity schedule (written by the forecast
  * function), and the capacity of that schedule that applies now (read by the evaluator). Pure.
  *
- * Worked example (leadTimeMinutes 10, 100 requests per minute per instance, min 1, max 20):
- * p90 demand per step     250  320  610  900  880  400   (requests per minute)
+ * The schedule holds what the backtest holds (shared/sizing/floor-needs.ts heldNeed): steady in
+ * 30-minute blocks (:00 and :30 UTC), each block covering the forecast to its end plus the lead
+ * time. A step's capacity is the most any minute of it holds (the forecast's steps start on
+ * five-minute boundaries, so every minute of a step holds the same).
+ *
+ * Worked example (leadTimeMinutes 10, 100 requests per minute per instance, min 1, max 20, the
+ * forecast from 12:00):
+ * p90 demand per step     250  320  610  900  880  400   (requests per minute, 12:00 to 12:30)
  * instances per step        3    4    7    9    9    4   (ceil(demand / 100), clamped)
- * floor per step            7    9    9    9    9    4   (max over the step and the next 2)
- * Step i's floor covers [t, t + 10 min] for every t in the step: the steps i..i+2 span
- * [s_i, s_i + 15 min), and t + 10 < s_i + 15. The evaluator asks for the 9 instances at the
- * 320 step, 10 minutes before the 900 arrive (tests/forecast-aws/floor.test.ts pins it).
+ * floor per step            9    9    9    9    9    4   (the largest from the step to 12:30 + 10 min)
+ * The evaluator asks for the 9 instances at 12:00, for the 900 at 12:15: one step up for the
+ * block, not three. The last step reads past the forecast's end, so only itself
+ * (tests/forecast-aws/floor.test.ts pins it).
  */
-import { maxOf } from '../arrays/extent.ts';
 import type { Forecast, QuantileName } from '../forecast/types.ts';
 import type { Scaling, TargetPolicy } from '../policy/schema.ts';
-import { stepNeeds } from '../sizing/floor-needs.ts';
+import { heldNeed, stepNeeds } from '../sizing/floor-needs.ts';
 import type { NoiseModel } from '../sizing/noise-model.ts';
 import { type ForecastFloor, ForecastFloorSchema } from './stored.ts';
 
@@ -34,12 +39,24 @@ export function instancesFor(demand: number, requestsPerInstance: number, scalin
 export const clampNeed = (need: number, scaling: Scaling): number =>
   Math.min(scaling.maxCapacity, Math.max(scaling.minCapacity, Math.max(0, Math.ceil(need - 1e-9))));
 
-/** Steps after a step whose demand its floor must cover: ceil(lead / 5); 10 min -> 2. */
-export const leadSteps = (leadTimeMinutes: number): number => Math.ceil(leadTimeMinutes / FLOOR_STEP_MINUTES);
-
-/** The running maximum over each step and the `ahead` steps after it (truncated at the end). */
-export function maxAhead(values: readonly number[], ahead: number): number[] {
-  return values.map((_, i) => maxOf(values.slice(i, i + ahead + 1)));
+/**
+ * Instances per step of a schedule from `origin` (epoch minutes): the most any minute of the step
+ * holds (heldNeed over the step's minutes), clamped to the scaling bounds.
+ */
+export function heldSchedule(
+  needs: Float64Array,
+  origin: number,
+  leadTimeMinutes: number,
+  scaling: Scaling,
+): number[] {
+  return Array.from(needs, (_, i) => {
+    let need = 0;
+    for (let m = 0; m < FLOOR_STEP_MINUTES; m++) {
+      const minute = origin + i * FLOOR_STEP_MINUTES + m;
+      need = Math.max(need, heldNeed(needs, origin, FLOOR_STEP_MINUTES, minute, leadTimeMinutes));
+    }
+    return clampNeed(need, scaling);
+  });
 }
 
 export interface FloorInputs {
@@ -74,7 +91,7 @@ export const noiseUsed = (n: FloorNoise | undefined) =>
 /**
  * A forecast to the floor schedule stored in the state item. Each step needs the larger of the
  * quantile at requestsPerInstance and the median plus its noise at the SLO capacity (stepNeeds,
- * as the backtest plans it). Worked example: p50 and p90 of 100 requests a minute, 100 per
+ * as the backtest plans it), held in blocks as the backtest holds it (heldSchedule). Worked example: p50 and p90 of 100 requests a minute, 100 per
  * instance and 100 at the SLO, noise a = 1 (Poisson), floorSigmas 2.33: the quantile needs 1.0
  * instance, the noise (100 + 2.33 x 10) / 100 = 1.23, so the step needs 2
  * (tests/forecast-aws/floor.test.ts, "the noise term").
@@ -87,7 +104,6 @@ export function floorSchedule(inp: FloorInputs): ForecastFloor {
     floorSigmas: inp.noise?.floorSigmas ?? 0,
     noise: inp.noise?.model ?? null,
   });
-  const perStep = Array.from(needs, (need) => clampNeed(need, inp.scaling));
   return {
     kind: 'forecast',
     quantile: inp.quantile,
@@ -98,7 +114,7 @@ export function floorSchedule(inp: FloorInputs): ForecastFloor {
     leadSource: inp.lead?.source ?? 'configured',
     configuredLeadTimeMinutes: inp.lead?.configuredMinutes ?? inp.leadTimeMinutes,
     leadSamples: inp.lead?.samples ?? 0,
-    capacities: maxAhead(perStep, leadSteps(inp.leadTimeMinutes)),
+    capacities: heldSchedule(needs, inp.forecast.origin, inp.leadTimeMinutes, inp.scaling),
     ...noiseUsed(inp.noise),
     ...(inp.forecast.fallback ? { fallback: inp.forecast.fallback.to } : {}),
   };

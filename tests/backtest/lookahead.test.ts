@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Fleet } from '#shared/backtest/fleet.ts';
 import { MetricsFeed } from '#shared/backtest/metrics.ts';
-import { Lookahead } from '#shared/backtest/policies/lookahead.ts';
+import { DIRECT_FITS, Lookahead } from '#shared/backtest/policies/lookahead.ts';
 import { runBacktest } from '#shared/backtest/run.ts';
 import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
+import { floorSchedule, stepAt } from '#shared/floors/forecast.ts';
+import type { Forecast } from '#shared/forecast/types.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 import { DAY, dailySteps, variantTarget } from './fixtures.ts';
 import { datapoints } from './views.ts';
@@ -60,6 +62,82 @@ describe('the governor look-ahead in the backtest', () => {
     expect(look.floorAt(DAY + 5)?.capacity).toBeGreaterThanOrEqual(1);
     expect(look.floorAt(DAY + 5)?.kind).toBe('forecast');
     expect(look.floorAt(DAY + 4)).toBeUndefined();
+  });
+});
+
+describe('the floor AWS stores is the floor the backtest holds', () => {
+  // A day and a half of a daily wave: the look-ahead forecasts at minute `at`, and the forecast
+  // function's schedule of the same forecast (shared/floors/forecast.ts) must hold, minute by
+  // minute, what the look-ahead holds: both read shared/sizing/floor-needs.ts heldNeed.
+  const minutes = DAY + 720;
+  const demand = Array.from(
+    { length: minutes },
+    (_, m) => 400 + 300 * Math.sin((2 * Math.PI * m) / DAY) + (m % 7) * 9,
+  );
+  const section = target('    forecast: { requestsPerInstance: 110, refreshMinutes: 120 }');
+  const floorsAt = (at: number, lead: number) => {
+    const feed = new MetricsFeed(1);
+    for (const d of datapoints(demand, 1)) feed.record(d);
+    const made: Forecast[] = [];
+    const look = new Lookahead({
+      forecast: section.forecast!,
+      kind: 'sagemaker-variant',
+      leadMinutes: lead,
+      coldStartMinutes: 8,
+      requestsPerInstance: 110,
+      instanceCapacity: 120,
+      minutes,
+      fits: {
+        ...DIRECT_FITS,
+        forecast: (h, o, p) => {
+          const r = DIRECT_FITS.forecast(h, o, p);
+          if (r.ok) made.push(r);
+          return r;
+        },
+      },
+    });
+    feed.advanceTo(at);
+    look.update(feed, at);
+    expect(made).toHaveLength(1);
+    const floor = floorSchedule({
+      forecast: made[0]!,
+      quantile: section.forecast!.quantile,
+      leadTimeMinutes: lead,
+      requestsPerInstance: 110,
+      scaling: { minCapacity: 1, maxCapacity: 1000, scaleToZero: false },
+      computedAt: at * 60_000,
+    });
+    const span = section.forecast!.refreshMinutes + lead;
+    return Array.from({ length: span }, (_, k) => ({
+      backtest: look.floorAt(at + k)!.capacity,
+      aws: floor.capacities[stepAt(floor, (at + k) * 60_000)]!,
+    }));
+  };
+
+  it.each([
+    { at: DAY + 61, lead: 10 },
+    { at: DAY + 301, lead: 14 },
+    { at: DAY + 476, lead: 33 },
+  ])(
+    'the same every minute when the forecast starts on five minutes (minute $at, lead $lead)',
+    ({ at, lead }) => {
+      // Delivered through minute at - 2 (delay 1): the forecast's origin is at - 1, a multiple of 5.
+      const floors = floorsAt(at, lead);
+      expect(floors.map((f) => f.aws)).toEqual(floors.map((f) => f.backtest));
+    },
+  );
+
+  it('is no flat line, and never rises inside a block: a ramp is asked for where its block starts', () => {
+    const at = DAY + 61;
+    const floors = floorsAt(at, 10).map((f) => f.backtest);
+    expect(new Set(floors).size).toBeGreaterThan(1);
+    floors.forEach((f, k) => {
+      if (k > 0 && (at + k) % 30 !== 0) expect(f).toBeLessThanOrEqual(floors[k - 1]!);
+    });
+  });
+
+  it('never less than the backtest holds when the forecast starts between five-minute marks', () => {
+    for (const f of floorsAt(DAY + 63, 10)) expect(f.aws).toBeGreaterThanOrEqual(f.backtest);
   });
 });
 

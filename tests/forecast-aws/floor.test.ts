@@ -1,21 +1,22 @@
 /**
- * The floor schedule: demand to instances, the lead-time maximum, the stored shape, the step the
+ * The floor schedule: demand to instances, the floor held in blocks as the backtest holds it, the stored shape, the step the
  * evaluator picks (none when stale or outside the schedule), freshness and the dashboard band.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   bandPoints,
   floorSchedule,
+  heldSchedule,
   instancesFor,
   isFresh,
-  leadSteps,
-  maxAhead,
   pickFloor,
   staleAfterMinutes,
 } from '#shared/floors/forecast.ts';
 import type { ForecastFloor } from '#shared/floors/stored.ts';
 import type { Forecast } from '#shared/forecast/types.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
+import { heldNeed } from '#shared/sizing/floor-needs.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
@@ -52,20 +53,79 @@ describe('instancesFor', () => {
   });
 });
 
-describe('the lead-time maximum', () => {
+describe('the floor held in 30-minute blocks (heldNeed, heldSchedule)', () => {
+  const example = [2.5, 3.2, 6.1, 9, 8.8, 4];
+  const ramp = [1, 1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 1];
+  // The 7 is in the step of minutes 45-49: 15 minutes past the first block's end.
+  const late = [1, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 1];
   it.each([
-    { lead: 1, steps: 1 },
-    { lead: 5, steps: 1 },
-    { lead: 10, steps: 2 },
-    { lead: 11, steps: 3 },
-    { lead: 180, steps: 36 },
-  ])('a lead of $lead minutes looks $steps steps ahead', ({ lead, steps }) => {
-    expect(leadSteps(lead)).toBe(steps);
+    {
+      case: 'the worked example: the block start holds the 9 of minute 15',
+      needs: example,
+      minute: 0,
+      lead: 10,
+      held: 9,
+    },
+    { case: 'the worked example, inside the block', needs: example, minute: 14, lead: 10, held: 9 },
+    {
+      case: 'the worked example: the end plus the lead is past the forecast',
+      needs: example,
+      minute: 25,
+      lead: 10,
+      held: 4,
+    },
+    { case: 'a block covers its end plus the lead (minute 35)', needs: ramp, minute: 0, lead: 10, held: 5 },
+    { case: 'the last minute of the block still asks for it', needs: ramp, minute: 29, lead: 10, held: 5 },
+    { case: 'a lead that ends before it does not', needs: ramp, minute: 0, lead: 4, held: 1 },
+    { case: 'the next block starts past it', needs: ramp, minute: 40, lead: 10, held: 1 },
+    { case: '10 minutes past the block do not reach minute 45', needs: late, minute: 0, lead: 10, held: 1 },
+    { case: '14 minutes end in the same step as 10', needs: late, minute: 0, lead: 14, held: 1 },
+    { case: '15 minutes reach the next step', needs: late, minute: 0, lead: 15, held: 7 },
+  ])('heldNeed: $case', ({ needs, minute, lead, held }) => {
+    expect(heldNeed(Float64Array.from(needs), 0, 5, minute, lead)).toBe(held);
   });
 
-  it('takes the most of each step and the steps ahead, truncated at the end', () => {
-    expect(maxAhead([3, 4, 7, 9, 9, 4], 2)).toEqual([7, 9, 9, 9, 9, 4]);
-    expect(maxAhead([5, 1, 1], 0)).toEqual([5, 1, 1]);
+  it('heldSchedule holds what a longer lead reaches from the start of the block', () => {
+    expect(heldSchedule(Float64Array.from(late), 0, 15, scaling).slice(0, 6)).toEqual([7, 7, 7, 7, 7, 7]);
+  });
+
+  it('holds the most of any minute of a step, clamped: the same in every minute when steps start on five minutes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 50, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 90 }),
+        (values, start, lead) => {
+          const n = Float64Array.from(values);
+          const origin = 5 * start;
+          const schedule = heldSchedule(n, origin, lead, scaling);
+          for (let i = 0; i < n.length; i++)
+            for (let m = 0; m < 5; m++) {
+              const need = heldNeed(n, origin, 5, origin + 5 * i + m, lead);
+              expect(schedule[i]).toBe(Math.min(20, Math.max(1, Math.ceil(need - 1e-9))));
+            }
+        },
+      ),
+    );
+  });
+
+  it('never holds less than a minute of the step asks for, wherever the steps start', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 19, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 1, max: 90 }),
+        (values, origin, lead) => {
+          const n = Float64Array.from(values);
+          const schedule = heldSchedule(n, origin, lead, scaling);
+          for (let i = 0; i < n.length; i++)
+            for (let m = 0; m < 5; m++)
+              expect(schedule[i]).toBeGreaterThanOrEqual(
+                Math.ceil(heldNeed(n, origin, 5, origin + 5 * i + m, lead) - 1e-9),
+              );
+        },
+      ),
+    );
   });
 });
 
@@ -90,7 +150,7 @@ describe('floorSchedule', () => {
       leadSource: 'configured',
       configuredLeadTimeMinutes: 10,
       leadSamples: 0,
-      capacities: [7, 9, 9, 9, 9, 4],
+      capacities: [9, 9, 9, 9, 9, 4],
     });
   });
 

@@ -7,8 +7,10 @@
  *     forecast exists it sets a floor of its own (the last level plus its noise);
  *   - the forecast (shared/forecast), once a day of minutes is in, turned into a capacity floor
  *     for each minute t: the largest of the forecast quantile at the planned requests per
- *     instance and of the forecast median plus its measured noise at the SLO capacity, over
- *     [t, t + lead], so what must serve at t + lead is asked for at t;
+ *     instance and of the forecast median plus its measured noise at the SLO capacity, held in
+ *     30-minute blocks over the block and the lead after it (shared/sizing/floor-needs.ts
+ *     heldNeed, as the forecast function stores it), so what must serve at t + lead is asked
+ *     for by t;
  *   - warm capacity from the forecast's spread and the burst history, of the kind the target can
  *     keep (shared/sizing/warm-capacity.ts).
  * The lead is the configured one until the governor policy measures longer scale-outs
@@ -19,7 +21,7 @@ import { ceilCapacity } from '../../engine/signals.ts';
 import { forecast } from '../../forecast/forecast.ts';
 import type { Forecast } from '../../forecast/types.ts';
 import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
-import { type FloorSizing, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
+import { type FloorSizing, heldNeed, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
 import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
 import { planWarmCapacity, type WarmCosts, warmCosts } from '../../sizing/warm-capacity.ts';
 import type { MetricsView } from '../metrics.ts';
@@ -91,12 +93,6 @@ export interface LookaheadFloor {
 const DAY = 1440;
 /** The noise is refitted, and the floor before a forecast re-planned, once an hour, as the forecast function runs. */
 const NOISE_REFRESH_MINUTES = 60;
-/**
- * The floor holds steady in blocks: within a block it covers the forecast to the block's end plus
- * the lead time, so a ramp is met in one step per block instead of one per five-minute bin
- * (NASA: 2,215 scaling actions with 5-minute steps, see docs/forecast.md).
- */
-export const FLOOR_BLOCK_MINUTES = 30;
 
 export class Lookahead {
   readonly #o: LookaheadOptions;
@@ -221,10 +217,7 @@ export class Lookahead {
     this.#fallback = result.fallback;
     for (let k = 0; k < span; k++) {
       const t = minute + k;
-      let peak = 0;
-      const blockEnd = Math.ceil((t + 1) / FLOOR_BLOCK_MINUTES) * FLOOR_BLOCK_MINUTES;
-      for (let s = at(t); s <= at(blockEnd + lead); s++) peak = Math.max(peak, needs[s]!);
-      this.#floors[k] = ceilCapacity(peak);
+      this.#floors[k] = ceilCapacity(heldNeed(needs, result.origin, result.stepMinutes, t, lead));
       if (t < this.p50.length) {
         this.p50[t] = result.quantiles.p50[at(t)]!;
         this.p90[t] = result.quantiles.p90[at(t)]!;
