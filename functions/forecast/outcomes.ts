@@ -85,8 +85,11 @@ export type TargetOutcome = { targetId: string } & (
       message: string;
       noise?: NoiseOutcome;
     }
-  /** A target with noise.enabled and no forecast: its noise measured (and stored), no floor. */
-  | { outcome: 'noise'; noise: NoiseOutcome }
+  /**
+   * The noise alone measured (and stored): a target with noise.enabled and no forecast, or a
+   * forecast target whose floor, made at `floorFrom`, is still fresh (the noise is refitted hourly).
+   */
+  | { outcome: 'noise'; noise: NoiseOutcome; floorFrom?: number }
   | { outcome: 'failed'; detail: string }
   /** Not started for lack of time (DeadlineReached): nothing written; the run fails so it is retried. */
   | { outcome: 'deferred'; detail: string }

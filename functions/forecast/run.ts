@@ -105,8 +105,10 @@ async function withheld(deps: ForecasterDeps): Promise<Withheld | null> {
 /** A target this run visits: whether its floor and its noise are due, and the lead it plans over. */
 interface DueTarget {
   t: TargetPolicy;
-  /** null for a target without a forecast (noise only). */
+  /** null for a run of the noise alone: a target without a forecast, or whose floor is fresh. */
   lead: TargetLead | null;
+  /** When the noise alone is due on a forecast target: when its fresh floor was made. */
+  floorFrom?: number;
 }
 
 /** The lead a forecast target plans over, and the problems of its stored samples. */
@@ -132,8 +134,9 @@ function noiseOf(deps: ForecasterDeps, t: TargetPolicy, raw: unknown): StoredNoi
  * The targets that are due, with the lead each is planned over, and a 'fresh' or 'failed'
  * outcome for the others. One GetItem a target reads the stored floor, the measured lead times
  * and the noise. A forecast target is due when its floor is not fresh (built over another lead
- * or noise term than now applies, or older than refreshMinutes) or its noise is not; a target
- * with noise alone when its noise is older than an hour.
+ * or noise term than now applies, or older than refreshMinutes); its noise alone is due when
+ * the floor is fresh and the noise is older than an hour (every run refits it, as the backtest
+ * does), and so is a target with noise and no forecast.
  */
 async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: number) {
   const due: DueTarget[] = [];
@@ -144,10 +147,11 @@ async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: nu
       const lead = leadOf(deps, t, stored);
       const noise = noiseOf(deps, t, stored.noise);
       const noiseFresh = !t.noise?.enabled || isNoiseFresh(t, noise, now);
-      if (lead && (!isFresh(t, stored.floor, now, lead.minutes) || !noiseFresh)) due.push({ t, lead });
+      if (lead && !isFresh(t, stored.floor, now, lead.minutes)) due.push({ t, lead });
       else if (lead) {
         const floor = ForecastFloorSchema.parse(stored.floor);
-        outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: floor.computedAt });
+        if (noiseFresh) outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: floor.computedAt });
+        else due.push({ t, lead: null, floorFrom: floor.computedAt });
       } else if (!noiseFresh) due.push({ t, lead: null });
       else outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: noise!.computedAt, of: 'noise' });
     } catch (error) {
@@ -198,7 +202,7 @@ export function createForecaster(deps: ForecasterDeps) {
     const { due, outcomes } = await dueTargets(deps, targets, now);
     const histories = await readHistories(deps.ports, needsOf(due), now);
     const ctx: RunContext = { ...deps, now, leftMs, withheld: due.length > 0 ? await withheld(deps) : null };
-    for (const { t, lead } of due) {
+    for (const { t, lead, floorFrom } of due) {
       const late = deadlineReached(
         leftMs(),
         FORECAST_TARGET_MARGIN_MS,
@@ -216,7 +220,7 @@ export function createForecaster(deps: ForecasterDeps) {
               outcome: 'failed' as const,
               detail: `cannot read demand history: ${errorText(h)}`,
             }
-          : await forecastTarget(ctx, t, h, lead).catch(
+          : await forecastTarget(ctx, t, h, lead, floorFrom).catch(
               (error: unknown): TargetOutcome => ({
                 targetId: t.id,
                 outcome: 'failed',

@@ -72,13 +72,16 @@ const storedNoise = (m: MeasuredNoise | null) => (m?.stored ? { noise: m.stored 
  * One target's run from its history (already read): the noise fitted from its one-minute demand
  * (noise.enabled), then the forecast floor with the noise term, or, when the forecast is
  * unavailable for lack of history, the level floor; floor and noise stored in one UpdateItem.
- * A target without a forecast gets its noise stored alone (it widens the evaluator's band).
+ * A target without a forecast, or whose floor is still fresh (`floorFrom`), gets its noise stored
+ * alone (it widens the evaluator's band): the noise is refitted every hour, the floor every
+ * refreshMinutes.
  */
 export async function forecastTarget(
   ctx: RunContext,
   t: TargetPolicy,
   h: TargetHistory,
   lead: TargetLead | null,
+  floorFrom?: number,
 ): Promise<TargetOutcome> {
   const noise = measureNoise(t, h.oneMinute, ctx.now);
   if (noise?.outcome.status === 'measured' && noise.outcome.clamped)
@@ -89,6 +92,7 @@ export async function forecastTarget(
       targetId: t.id,
       outcome: 'noise',
       noise: noise?.outcome ?? { status: 'unmeasured', why: 'noise.enabled is false' },
+      ...(floorFrom === undefined ? {} : { floorFrom }),
     };
   }
   const planned = planForecastFloor(ctx, t, h.fiveMinute, lead, noise);

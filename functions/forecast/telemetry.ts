@@ -145,7 +145,7 @@ export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'e
     case 'noise':
       return {
         level: o.noise.status === 'measured' ? 'info' : 'warn',
-        message: `forecast ${o.targetId}: no forecast, ${describeNoise(o.noise)}${o.noise.status === 'measured' ? " (stored: it widens the evaluator's band)" : ''}`,
+        message: `forecast ${o.targetId}: ${o.floorFrom === undefined ? 'no forecast' : `the floor from ${new Date(o.floorFrom).toISOString()} is still fresh (refreshMinutes), the noise is refitted hourly`}, ${describeNoise(o.noise)}${o.noise.status === 'measured' ? " (stored: it widens the evaluator's band)" : ''}`,
       };
     case 'failed':
       return { level: 'error', message: `forecast ${o.targetId}: failed: ${o.detail}` };

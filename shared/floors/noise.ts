@@ -3,10 +3,13 @@
  * it, and the fit from CloudWatch's one-minute counts. Pure. The model itself (Var(demand - level)
  * = a x level + b x level^2) is shared/sizing/noise-model.ts, as the backtest uses it.
  *
- * Timeline, refreshMinutes 180 (the forecast's cadence, which the noise follows):
- *   00:00 fit, stored next to the floor      03:00 refit      ... the evaluator uses each fit
- *   until 3 x 180 = 540 minutes old, so two failed runs in a row still leave the band widened.
- * Without a forecast (noise only) the fit is hourly and lapses after 3 hours.
+ * Timeline: the noise is refitted every hour, at every run of the forecast function, whatever
+ * the forecast's refreshMinutes, as the backtest's look-ahead refits it
+ * (shared/backtest/policies/lookahead.ts):
+ *   00:00 fit (and forecast)   01:00 refit   02:00 refit   03:00 refit (and forecast, at 180)
+ * The evaluator uses each fit until it is 3 hours old, so two failed runs in a row still leave
+ * the band widened. (Until November 2026 a forecast target's noise followed refreshMinutes: at
+ * 180 the band ran on a fit up to 3 hours old that the backtest had refitted hourly.)
  */
 
 import type { NoisePolicy, TargetPolicy } from '../policy/schema.ts';
@@ -20,15 +23,11 @@ export const NOISE_PERIOD_SECONDS = 60;
 /** A noise model older than this many refreshes is stale: the evaluator keeps the plain tolerance. */
 export const NOISE_STALE_REFRESHES = 3;
 
-/** Minutes between fits: the forecast's refreshMinutes (never under the hourly run), else every run. */
-export const noiseRefreshMinutes = (t: TargetPolicy): number =>
-  t.forecast?.enabled
-    ? Math.max(t.forecast.refreshMinutes, FORECAST_SCHEDULE_MINUTES)
-    : FORECAST_SCHEDULE_MINUTES;
+/** Minutes between fits: every run of the hourly forecast function, for every target. */
+export const NOISE_REFRESH_MINUTES = FORECAST_SCHEDULE_MINUTES;
 
-/** 3 x refreshMinutes (180 -> 540), at least 3 hours; 3 hours without a forecast. */
-export const noiseStaleAfterMinutes = (t: TargetPolicy): number =>
-  NOISE_STALE_REFRESHES * noiseRefreshMinutes(t);
+/** A fit older than 3 refreshes (3 hours) is stale: two failed runs in a row still leave the band widened. */
+export const NOISE_STALE_AFTER_MINUTES = NOISE_STALE_REFRESHES * NOISE_REFRESH_MINUTES;
 
 /**
  * The minutes of one-minute demand to read: noise.historyMinutes, within CloudWatch's 15 days of
@@ -45,7 +44,7 @@ export function noiseHistoryMinutes(n: NoisePolicy): { minutes: number; clamped:
 
 /**
  * Whether the stored model can stand until the next run: fitted under the policy's levelMinutes
- * and historyMinutes, and younger than refreshMinutes - 5 (the hourly run drifts by seconds).
+ * and historyMinutes, and younger than an hour less 5 minutes (the hourly run drifts by seconds).
  */
 export function isNoiseFresh(t: TargetPolicy, stored: StoredNoise | undefined, now: number): boolean {
   const n = t.noise;
@@ -53,7 +52,7 @@ export function isNoiseFresh(t: TargetPolicy, stored: StoredNoise | undefined, n
   return (
     stored.levelMinutes === n.levelMinutes &&
     stored.historyMinutes === noiseHistoryMinutes(n).minutes &&
-    now - stored.computedAt < (noiseRefreshMinutes(t) - REFRESH_SLACK_MINUTES) * 60_000
+    now - stored.computedAt < (NOISE_REFRESH_MINUTES - REFRESH_SLACK_MINUTES) * 60_000
   );
 }
 
@@ -69,7 +68,7 @@ export function pickNoise(t: TargetPolicy, stored: StoredNoise | undefined, now:
   const ageMinutes = Math.max(0, Math.round((now - stored.computedAt) / 6000) / 10);
   const { a, b, samples, computedAt } = stored;
   const model = { a, b, samples };
-  if (ageMinutes > noiseStaleAfterMinutes(t))
+  if (ageMinutes > NOISE_STALE_AFTER_MINUTES)
     return { kind: 'none', reason: 'Stale', model, computedAt, ageMinutes };
   return { kind: 'noise', model, computedAt, ageMinutes };
 }

@@ -262,13 +262,60 @@ describe('a target with noise and no forecast', () => {
 describe('when the noise is due', () => {
   const every3h = '{ quantile: p90, requestsPerInstance: 100, historyDays: 7, refreshMinutes: 180 }';
 
-  it('keeps a floor and noise fitted an hour ago (refreshMinutes 180): fresh, nothing read', async () => {
+  it('keeps a floor and noise fitted 50 minutes ago (refreshMinutes 180): fresh, nothing read', async () => {
     const r = rig(NOISY(undefined, every3h));
-    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
+    await r.run(tickAt(NOW - 50 * MIN), NOW - 50 * MIN);
     r.mocks.cw!.resetHistory();
     const report = await r.run(tickAt(NOW), NOW);
-    expect(report.outcomes).toEqual([{ targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 60 * MIN }]);
+    expect(report.outcomes).toEqual([{ targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW - 50 * MIN }]);
     expect(r.mocks.cw!.commandCalls(GetMetricDataCommand)).toHaveLength(0);
+  });
+
+  it('refits the noise alone an hour later, under a floor still fresh for refreshMinutes 180 (as the backtest refits it)', async () => {
+    const r = rig(NOISY(undefined, every3h));
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
+    const floor = ForecastFloorSchema.parse(r.floor('chat-llm'));
+    r.mocks.cw!.resetHistory();
+    const report = await r.run(tickAt(NOW), NOW);
+    expect(report.outcomes[0]).toMatchObject({
+      outcome: 'noise',
+      floorFrom: NOW - 60 * MIN,
+      noise: { status: 'measured' },
+    });
+    // One-minute counts only: the five-minute history of the forecast is not read.
+    const periods = r.mocks
+      .cw!.commandCalls(GetMetricDataCommand)
+      .flatMap((c) => c.args[0].input.MetricDataQueries!.map((q) => q.MetricStat!.Period));
+    expect(new Set(periods)).toEqual(new Set([60]));
+    expect(stateUpdates(r).at(-1)!.args[0].input.UpdateExpression).toBe('SET #noise = :noise');
+    expect(ForecastFloorSchema.parse(r.floor('chat-llm'))).toEqual(floor);
+    expect(StoredNoiseSchema.parse(r.world.items.get(KEY)!.noise).computedAt).toBe(NOW);
+    expect(describeOutcome(report.outcomes[0]!).message).toMatch(
+      /^forecast chat-llm: the floor from .* is still fresh \(refreshMinutes\), the noise is refitted hourly, noise a=.*\(stored: it widens the evaluator's band\)$/,
+    );
+  });
+
+  it('a refused write of the noise alone fails the run, leaves floor and noise as they were, and the retry writes it', async () => {
+    const r = rig(NOISY(undefined, every3h));
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
+    const before = structuredClone(r.world.items.get(KEY));
+    const real = r.ports.floors.write;
+    r.ports.floors.write = () =>
+      Promise.reject(
+        Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ProvisionedThroughputExceededException',
+        }),
+      );
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    expect(r.telemetry.outcomes.at(-1)).toMatchObject({
+      outcome: 'failed',
+      detail: /ProvisionedThroughputExceeded/,
+    });
+    expect(r.world.items.get(KEY)).toEqual(before);
+    r.ports.floors.write = real;
+    const retried = await r.run(tickAt(NOW, 'retry'), NOW + MIN);
+    expect(retried.outcomes[0]).toMatchObject({ outcome: 'noise', floorFrom: NOW - 60 * MIN });
+    expect(StoredNoiseSchema.parse(r.world.items.get(KEY)!.noise).computedAt).toBe(NOW + MIN);
   });
 
   it('forecasts again when noise is turned on under a fresh floor without it', async () => {
@@ -284,7 +331,7 @@ describe('when the noise is due', () => {
     await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
     r.world.items.get(KEY)!.noise = { a: 'loud' };
     const report = await r.run(tickAt(NOW), NOW);
-    expect(report.outcomes[0]).toMatchObject({ outcome: 'written', noise: { status: 'measured' } });
+    expect(report.outcomes[0]).toMatchObject({ outcome: 'noise', noise: { status: 'measured' } });
     expect(r.telemetry.lines).toContainEqual({
       level: 'warn',
       message: expect.stringMatching(
