@@ -20,21 +20,53 @@ import { lowerBound } from '../forecast/sort.ts';
  * would be a guess). `window` is a whole number of at least 0 (the policy allows 3-120).
  */
 export function trailingMedians(demand: ArrayLike<number>, window: number): Float64Array {
-  const out = new Float64Array(demand.length).fill(Number.NaN);
-  const win = new Float64Array(window + 1);
-  const odd = window % 2 === 1;
-  const mid = window >> 1;
-  let size = 0;
-  for (let i = 0; i < demand.length; i++) {
-    if (size === window && window > 0) out[i] = odd ? win[mid]! : (win[mid - 1]! + win[mid]!) / 2;
-    const x = demand[i]!;
-    if (!Number.isFinite(x)) size = 0;
-    else if (size < window) {
-      insertAt(win, size, lowerBound(win, 0, size, x), x);
-      size++;
-    } else if (window > 0) replace(win, size, demand[i - window]!, x);
-  }
+  const out = new Float64Array(demand.length);
+  const rolling = new TrailingMedian(window);
+  for (let i = 0; i < demand.length; i++) out[i] = rolling.next(demand[i]!);
   return out;
+}
+
+/**
+ * trailingMedians one value at a time, for a series that grows (the backtest's look-ahead keeps
+ * the levels of every delivered minute instead of redoing two days of them at each hourly refit):
+ * next(x) is the median of the `window` values before x (as trailingMedians gives at x's index),
+ * then takes x in.
+ */
+export class TrailingMedian {
+  readonly #window: number;
+  readonly #win: Float64Array;
+  /** The last `window` values, oldest at #head once full. */
+  readonly #recent: Float64Array;
+  #head = 0;
+  #size = 0;
+
+  constructor(window: number) {
+    this.#window = window;
+    this.#win = new Float64Array(window + 1);
+    this.#recent = new Float64Array(Math.max(1, window));
+  }
+
+  next(x: number): number {
+    const window = this.#window;
+    const win = this.#win;
+    const mid = window >> 1;
+    const out =
+      this.#size === window && window > 0
+        ? window % 2 === 1
+          ? win[mid]!
+          : (win[mid - 1]! + win[mid]!) / 2
+        : Number.NaN;
+    if (!Number.isFinite(x)) this.#size = 0;
+    else if (this.#size < window) {
+      insertAt(win, this.#size, lowerBound(win, 0, this.#size, x), x);
+      this.#size++;
+    } else if (window > 0) replace(win, this.#size, this.#recent[this.#head]!, x);
+    if (window > 0) {
+      this.#recent[this.#head] = x;
+      this.#head = (this.#head + 1) % window;
+    }
+    return out;
+  }
 }
 
 /** Inserts x at `at` in win[0..size), shifting the rest right (loops: faster than copyWithin at w <= 120). */

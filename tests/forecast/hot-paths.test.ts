@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { noiseOf } from '#shared/backtest/policies/lookahead.ts';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { mergeSorted, sortFloat64 } from '#shared/forecast/sort.ts';
 import { sortedFinite } from '#shared/forecast/stats.ts';
 import { fitLevelNoise, fitNoise, type NoiseModel, trailingMedians } from '#shared/sizing/noise-model.ts';
+import { TrailingMedian } from '#shared/sizing/rolling-median.ts';
 import { fitNoiseV1, sortedFiniteV1, trailingMediansV1 } from './reference/hot-paths-v1.ts';
 
 /** Equal bit for bit: same length, and Object.is per value (so -0 differs from +0, NaN equals NaN). */
@@ -74,6 +76,30 @@ describe('hot paths: the new code gives the old results bit for bit', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it("levels kept as minutes arrive, sliced at any start, are the slice's own trailing medians (the look-ahead's refits)", () => {
+    fc.assert(
+      fc.property(series, fc.integer({ min: 0, max: 40 }), fc.nat(), (xs, w, cut) => {
+        const rolling = new TrailingMedian(w);
+        const kept = xs.map((x) => rolling.next(x));
+        const from = xs.length === 0 ? 0 : cut % xs.length;
+        const levels = Float64Array.from(kept.slice(from));
+        levels.fill(Number.NaN, 0, Math.min(levels.length, w));
+        return sameBits(levels, trailingMedians(xs.slice(from), w));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the noise fitted from kept levels is fitLevelNoise of the history', () => {
+    const history = Array.from({ length: 600 }, (_, m) => 200 + 80 * Math.sin(m / 50) + ((m * 7919) % 23));
+    const rolling = new TrailingMedian(15);
+    const kept = Float64Array.from([...history, 0].map((x) => rolling.next(x))).subarray(0, history.length);
+    const levels = Float64Array.from(kept.subarray(120));
+    levels.fill(Number.NaN, 0, 15);
+    expect(noiseOf(history.slice(120), 15, levels)).toEqual(fitLevelNoise(history.slice(120), 15));
+    expect(noiseOf(history.slice(120), 15)).toEqual(fitLevelNoise(history.slice(120), 15));
   });
 
   /** fitNoise and the sorted-pairs version agree on every (level, actual) list of `pairs`. */

@@ -18,8 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import { forecast } from '../../forecast/forecast.ts';
-import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
-import type { LookaheadFits } from './lookahead.ts';
+import type { NoiseModel } from '../../sizing/noise-model.ts';
+import { type LookaheadFits, noiseOf } from './lookahead.ts';
 
 /** The bytes of a history: 8 per value, NaN and missing values as NaN. */
 function historyDigest(history: readonly (number | null | undefined)[]): string {
@@ -50,11 +50,11 @@ export function contentFits(): ContentFits {
       }
       return fit;
     },
-    levelNoise: (history, levelMinutes) => {
+    levelNoise: (history, levelMinutes, _end, levels) => {
       stats.noises++;
       const key = `${historyDigest(history)}|${levelMinutes}`;
       if (!noises.has(key)) {
-        noises.set(key, fitLevelNoise(history, levelMinutes));
+        noises.set(key, noiseOf(history, levelMinutes, levels));
         stats.noisesFitted++;
       }
       return noises.get(key)!;

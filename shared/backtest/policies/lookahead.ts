@@ -22,7 +22,8 @@ import { forecast } from '../../forecast/forecast.ts';
 import type { Forecast } from '../../forecast/types.ts';
 import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import { type FloorSizing, heldNeed, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
-import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import { fitLevelNoise, fitNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import { TrailingMedian } from '../../sizing/rolling-median.ts';
 import { planWarmCapacity, type WarmCosts, warmCosts } from '../../sizing/warm-capacity.ts';
 import type { MetricsView } from '../metrics.ts';
 
@@ -51,13 +52,25 @@ export interface LookaheadOptions {
 
 export interface LookaheadFits {
   forecast: typeof forecast;
-  /** The noise of `history`, which ends at delivered minute `end` (the memo's key). */
-  levelNoise: (history: readonly number[], levelMinutes: number, end: number) => NoiseModel | null;
+  /**
+   * The noise of `history`, which ends at delivered minute `end` (the memo's key). `levels`, when
+   * given, are history's trailingMedians at levelMinutes, kept by the caller as minutes arrive.
+   */
+  levelNoise: (
+    history: readonly number[],
+    levelMinutes: number,
+    end: number,
+    levels?: ArrayLike<number>,
+  ) => NoiseModel | null;
 }
+
+/** The noise of a history, from its levels when the caller kept them (the same fit: fitLevelNoise's). */
+export const noiseOf = (history: readonly number[], levelMinutes: number, levels?: ArrayLike<number>) =>
+  levels ? fitNoise(levels, history) : fitLevelNoise(history, levelMinutes);
 
 export const DIRECT_FITS: LookaheadFits = {
   forecast,
-  levelNoise: (history, levelMinutes) => fitLevelNoise(history, levelMinutes),
+  levelNoise: (history, levelMinutes, _end, levels) => noiseOf(history, levelMinutes, levels),
 };
 
 /**
@@ -74,9 +87,9 @@ export function lookaheadMemo(): LookaheadFits {
       if (!forecasts.has(key)) forecasts.set(key, forecast(history, options, params));
       return forecasts.get(key)!;
     },
-    levelNoise: (history, levelMinutes, end) => {
+    levelNoise: (history, levelMinutes, end, levels) => {
       const key = `${end}|${history.length}|${levelMinutes}`;
-      if (!noises.has(key)) noises.set(key, fitLevelNoise(history, levelMinutes));
+      if (!noises.has(key)) noises.set(key, noiseOf(history, levelMinutes, levels));
       return noises.get(key)!;
     },
   };
@@ -109,6 +122,12 @@ export class Lookahead {
   #warmPool = 0;
   /** Requests of every delivered minute so far, in order. */
   readonly #delivered: number[] = [];
+  /**
+   * The noise's level of every delivered minute (trailingMedians at noise.levelMinutes), kept as
+   * minutes arrive: each hourly refit read two days of them again (about 6 % of a run).
+   */
+  readonly #levels: number[] = [];
+  readonly #median: TrailingMedian | null;
   readonly #warm: WarmCosts | undefined;
   /** The band actually used, per minute (0 before the first forecast): for the report. */
   readonly p50: number[];
@@ -120,6 +139,7 @@ export class Lookahead {
     this.#warm = options.warmPool?.enabled ? warmCosts(options.kind, options.warmPool) : undefined;
     this.p50 = new Array<number>(options.minutes).fill(0);
     this.p90 = new Array<number>(options.minutes).fill(0);
+    this.#median = options.noise?.enabled ? new TrailingMedian(options.noise.levelMinutes) : null;
   }
 
   /** Idle warm-pool instances to keep: undefined when the target keeps none (or standby instead). */
@@ -146,8 +166,11 @@ export class Lookahead {
   update(view: MetricsView, minute: number): void {
     // Delivered minutes are appended once, not copied again at every refit (NASA: 220 refits of
     // 14 days were 4.4 million reads, ~0.4 s of npm start).
-    for (let i = this.#delivered.length; i < view.count; i++)
-      this.#delivered.push(view.valueAt(i, 'requests'));
+    for (let i = this.#delivered.length; i < view.count; i++) {
+      const requests = view.valueAt(i, 'requests');
+      this.#delivered.push(requests);
+      if (this.#median) this.#levels.push(this.#median.next(requests));
+    }
     if (minute - this.#noiseAt >= NOISE_REFRESH_MINUTES) this.#refitNoise(minute);
     const { forecast: f } = this.#o;
     if (!f.enabled && !this.#warm) return;
@@ -190,8 +213,13 @@ export class Lookahead {
     const seen = this.#delivered.length;
     if (seen < n.levelMinutes + 20) return;
     this.#noiseAt = minute;
-    const history = this.#delivered.slice(Math.max(0, seen - n.historyMinutes));
-    this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, seen);
+    const from = Math.max(0, seen - n.historyMinutes);
+    const history = this.#delivered.slice(from);
+    // The history's own trailing medians: the kept levels, but none for its first levelMinutes
+    // (trailingMedians of the slice has none there either).
+    const levels = Float64Array.from(this.#levels.slice(from));
+    levels.fill(Number.NaN, 0, Math.min(levels.length, n.levelMinutes));
+    this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, seen, levels);
     const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
     this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
   }
