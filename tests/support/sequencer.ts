@@ -10,17 +10,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const LONG_FIRST = [
   'tests/backtest/mix-reference-nasa.test.ts',
   'tests/backtest/mix-reference-twitter.test.ts',
-  'tests/failover/properties.test.ts',
   'tests/scale/moto.test.ts',
-  'tests/backtest/failover-nasa.test.ts',
-  'tests/backtest/identical.test.ts',
+  'tests/engine/properties.test.ts',
   'tests/cli/scripts.test.ts',
   'tests/integration/scale-target-moto.test.ts',
+  'tests/failover/properties.test.ts',
+  'tests/backtest/identical.test.ts',
+  'tests/backtest/failover-nasa.test.ts',
   'tests/functions/policy-parts.test.ts',
   'tests/cli/policy-split.test.ts',
-  'tests/forecast/calibration.test.ts',
   'tests/functions/spot-events-fuzz.test.ts',
-  'tests/tune/cli.test.ts',
+  'tests/scale/tick-calls.test.ts',
 ];
 
 /** Where a file's path ends in one of LONG_FIRST: its rank there, else -1. */
