@@ -20,9 +20,20 @@ import { lowerBound } from '../forecast/sort.ts';
  * would be a guess). `window` is a whole number of at least 0 (the policy allows 3-120).
  */
 export function trailingMedians(demand: ArrayLike<number>, window: number): Float64Array {
-  const out = new Float64Array(demand.length);
-  const rolling = new TrailingMedian(window);
-  for (let i = 0; i < demand.length; i++) out[i] = rolling.next(demand[i]!);
+  const out = new Float64Array(demand.length).fill(Number.NaN);
+  const win = new Float64Array(window + 1);
+  const odd = window % 2 === 1;
+  const mid = window >> 1;
+  let size = 0;
+  for (let i = 0; i < demand.length; i++) {
+    if (size === window && window > 0) out[i] = odd ? win[mid]! : (win[mid - 1]! + win[mid]!) / 2;
+    const x = demand[i]!;
+    if (!Number.isFinite(x)) size = 0;
+    else if (size < window) {
+      insertAt(win, size, lowerBound(win, 0, size, x), x);
+      size++;
+    } else if (window > 0) replace(win, size, demand[i - window]!, x);
+  }
   return out;
 }
 
@@ -30,12 +41,13 @@ export function trailingMedians(demand: ArrayLike<number>, window: number): Floa
  * trailingMedians one value at a time, for a series that grows (the backtest's look-ahead keeps
  * the levels of every delivered minute instead of redoing two days of them at each hourly refit):
  * next(x) is the median of the `window` values before x (as trailingMedians gives at x's index),
- * then takes x in.
+ * then takes x in. The same steps as trailingMedians, with the last `window` values in a ring;
+ * tests/forecast/hot-paths.test.ts pins the two to the same bits on random series, gaps included.
  */
 export class TrailingMedian {
   readonly #window: number;
   readonly #win: Float64Array;
-  /** The last `window` values, oldest at #head once full. */
+  /** The last `window` values, the oldest at #head once full. */
   readonly #recent: Float64Array;
   #head = 0;
   #size = 0;
@@ -49,21 +61,23 @@ export class TrailingMedian {
   next(x: number): number {
     const window = this.#window;
     const win = this.#win;
+    let size = this.#size;
     const mid = window >> 1;
     const out =
-      this.#size === window && window > 0
+      size === window && window > 0
         ? window % 2 === 1
           ? win[mid]!
           : (win[mid - 1]! + win[mid]!) / 2
         : Number.NaN;
-    if (!Number.isFinite(x)) this.#size = 0;
-    else if (this.#size < window) {
-      insertAt(win, this.#size, lowerBound(win, 0, this.#size, x), x);
-      this.#size++;
-    } else if (window > 0) replace(win, this.#size, this.#recent[this.#head]!, x);
+    if (!Number.isFinite(x)) size = 0;
+    else if (size < window) {
+      insertAt(win, size, lowerBound(win, 0, size, x), x);
+      size++;
+    } else if (window > 0) replace(win, size, this.#recent[this.#head]!, x);
+    this.#size = size;
     if (window > 0) {
       this.#recent[this.#head] = x;
-      this.#head = (this.#head + 1) % window;
+      this.#head = this.#head + 1 === window ? 0 : this.#head + 1;
     }
     return out;
   }
