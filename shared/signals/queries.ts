@@ -1,18 +1,23 @@
 /**
  * One batched GetMetricData per region per evaluation: a query for every signal (and activation
- * part) of every target evaluated, each with an id that maps its result back. The window ends
+ * part, and the basis of per-instance readings) of every target evaluated, each with an id that
+ * maps its result back. The window ends
  * at the start of the current minute, so the in-progress minute (a partial Sum that would read
  * as a drop in load) is never seen.
  */
 import type { MetricName, TargetPolicy } from '../policy/schema.ts';
-import { activationSources, type MetricSource, signalSource } from './sources.ts';
+import { activationSources, basisSource, type MetricSource, signalSource } from './sources.ts';
 
 /** CloudWatch's standard resolution; every signal is read per minute. */
 export const PERIOD_SECONDS = 60;
 /** GetMetricData takes at most 500 queries per call. */
 export const MAX_QUERIES_PER_CALL = 500;
 
-export type QueryRole = { kind: 'signal'; metric: MetricName } | { kind: 'activation' };
+/**
+ * What a query's result is for: a signal's reading, a part of the activation total, or the basis
+ * of the target's per-instance readings (basisSource: requests, to divide by requests per instance).
+ */
+export type QueryRole = { kind: 'signal'; metric: MetricName } | { kind: 'activation' } | { kind: 'basis' };
 
 export interface MetricQuery {
   /** Unique within the batch; CloudWatch wants [a-z][a-zA-Z0-9_]*. */
@@ -39,6 +44,11 @@ export function buildQueries(targets: readonly TargetPolicy[]): MetricQuery[] {
       if (source) add(t, { kind: 'signal', metric: s.metric }, source);
     }
     for (const source of activationSources(t) ?? []) add(t, { kind: 'activation' }, source);
+  }
+  // After every other query, so the ids of the signals and activation parts stay as they were.
+  for (const t of targets) {
+    const source = basisSource(t);
+    if (source) add(t, { kind: 'basis' }, source);
   }
   return queries;
 }

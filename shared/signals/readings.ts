@@ -7,6 +7,10 @@
  * Reading.timestamp is the END of the datapoint's minute (CloudWatch stamps a period with its
  * start): the 12:05 datapoint describes 12:05-12:06, so at 12:07:10 it is 70 s old.
  *
+ * A SageMaker target's readings carry the instances they were averaged over (Reading.basis,
+ * withBasis), from the Invocations of the same minute, as the backtest gives the engine the
+ * ready count of the reading's minute.
+ *
  * A datapoint whose minute ends after now (beyond FUTURE_SKEW_MS of clock skew) is not fresh, it
  * is wrong: a publisher's bad clock, or a custom metric put ahead of time. It is dropped with a
  * problem line, so an older datapoint (judged by its own age) or none stands for the signal:
@@ -79,7 +83,25 @@ function newest(parts: Points[]): Reading | undefined {
 }
 
 const roleKey = (q: MetricQuery) =>
-  `${q.targetId}\u0000${q.role.kind === 'signal' ? q.role.metric : 'activation'}`;
+  `${q.targetId}\u0000${q.role.kind === 'signal' ? q.role.metric : q.role.kind}`;
+
+/**
+ * The basis of the target's readings (Reading.basis): the minute of its invocationsPerInstance
+ * reading, Invocations / InvocationsPerInstance of that minute, set on every reading of the same
+ * minute. None when either is missing for that minute or the per-instance value is 0 (the
+ * engine then falls back to the ready count). Worked example: 600 requests in the 12:05 minute,
+ * InvocationsPerInstance 150: 4 instances served it, so at 12:07, with 8 ready after a
+ * scale-out, the engine reads 600 requests (150 x 4), not 1,200 (150 x 8).
+ */
+function withBasis(entry: TargetReadings, invocations: Points | undefined): void {
+  const perInstance = entry.readings.invocationsPerInstance;
+  if (!perInstance || !invocations || !(perInstance.value > 0)) return;
+  const requests = invocations.get(perInstance.timestamp - PERIOD_SECONDS * 1000);
+  if (requests === undefined || !(requests > 0)) return;
+  const basis = requests / perInstance.value;
+  for (const [metric, r] of Object.entries(entry.readings))
+    if (r && r.timestamp === perInstance.timestamp) entry.readings[metric as MetricName] = { ...r, basis };
+}
 
 /**
  * Results (possibly several pages for one id) to readings per target. `activationMetric` names
@@ -120,9 +142,14 @@ export function convertResults(
     parts.set(key, entry);
   }
   const byTarget = new Map<string, TargetReadings>();
+  const bases = new Map<string, Points>();
   for (const { q, points, rejected } of parts.values()) {
     const entry = byTarget.get(q.targetId) ?? { readings: {} };
     byTarget.set(q.targetId, entry);
+    if (q.role.kind === 'basis') {
+      if (!rejected && points.length === 1) bases.set(q.targetId, points[0]!);
+      continue;
+    }
     const reading = rejected ? undefined : newest(points);
     if (!reading) continue;
     if (q.role.kind === 'signal') entry.readings[q.role.metric] = reading;
@@ -131,5 +158,6 @@ export function convertResults(
       if (metric) entry.activation = { [metric]: reading };
     }
   }
+  for (const [targetId, entry] of byTarget) withBasis(entry, bases.get(targetId));
   return { byTarget, problems };
 }

@@ -157,6 +157,24 @@ export function activationSources(t: TargetPolicy): MetricSource[] | null {
   }));
 }
 
+/**
+ * The source of the basis of a SageMaker target's per-instance readings: `Invocations` (Sum) with
+ * the dimensions of its `invocationsPerInstance` source. SageMaker sends 1 / (instances in service
+ * at the time of the request) as each request's InvocationsPerInstance sample (the API
+ * reference, ScalingPolicyMetric), so Invocations / InvocationsPerInstance of one minute is the
+ * number of instances that minute's per-instance values were averaged over (Reading.basis), not
+ * the fleet as it stands when the datapoint is read a minute or two later. Null for an Auto
+ * Scaling group, a target without the signal, or one whose signal reads an operator's metric
+ * (a `cloudwatch` override: its relation to Invocations is unknown).
+ */
+export function basisSource(t: TargetPolicy): MetricSource | null {
+  if (t.kind === 'ec2-asg') return null;
+  const s = t.signals.find((x) => x.metric === 'invocationsPerInstance');
+  if (!s || s.cloudwatch) return null;
+  const perInstance = signalSource(t, s);
+  return perInstance ? sumSource(perInstance.namespace, 'Invocations', perInstance.dimensions) : null;
+}
+
 /** CloudWatch statistics GetMetricData accepts: the five basic ones and percentile-style ones. */
 const STATISTIC = /^(SampleCount|Average|Sum|Minimum|Maximum|(p|tm|wm|tc|ts)\d{1,2}(\.\d{1,2})?|p100)$/;
 

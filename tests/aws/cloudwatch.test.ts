@@ -42,7 +42,9 @@ describe('CloudWatch adapter', () => {
         ReturnData: true,
       },
       toMetricDataQuery(queries[1]!),
+      toMetricDataQuery(queries[2]!),
     ]);
+    expect(queries[2]!.source.metricName).toBe('Invocations');
   });
 
   it('follows NextToken and returns the results of every page', async () => {

@@ -242,7 +242,7 @@ describe('sourceProblems: runtime rules checked when the policy loads', () => {
 });
 
 describe('queries', () => {
-  it('one query per signal and per activation part, ids q0.. in policy order', () => {
+  it('one query per signal and per activation part, ids q0.. in policy order, then the bases', () => {
     const queries = buildQueries([variant, component, group]);
     expect(queries.map((q) => `${q.id} ${q.targetId} ${q.source.metricName} ${q.source.statistic}`)).toEqual([
       'q0 chat-llm InvocationsPerInstance Sum',
@@ -251,7 +251,12 @@ describe('queries', () => {
       'q3 embedder Invocations Sum',
       'q4 embedder NoCapacityInvocationFailures Sum',
       'q5 batch-gpu nvidia_smi_utilization_gpu Average',
+      // The basis of chat-llm's per-instance readings; the embedder reads no invocations per copy,
+      // and a group has no Invocations.
+      'q6 chat-llm Invocations Sum',
     ]);
+    expect(queries.at(-1)!.role).toEqual({ kind: 'basis' });
+    expect(queries.at(-1)!.source.dimensions).toEqual(queries[0]!.source.dimensions);
   });
 
   it('queries the activation total a group names, once, as it is', () => {
@@ -332,6 +337,82 @@ describe('convertResults: datapoints to readings', () => {
       },
     });
     expect(out.problems).toEqual([]);
+  });
+
+  describe('the basis of the per-instance readings: Invocations / InvocationsPerInstance of the same minute', () => {
+    const basisId = queries.find((q) => q.role.kind === 'basis')!.id;
+    const at = (iso: string) => Date.parse(iso) + 60_000;
+    const ipi = (values: number[], minutes: string[]): RawMetricResult => ({
+      Id: 'q0',
+      Timestamps: minutes.map(m),
+      Values: values,
+    });
+    const invocations = (values: number[], minutes: string[]): RawMetricResult => ({
+      Id: basisId,
+      Timestamps: minutes.map(m),
+      Values: values,
+    });
+    const latency = (minute: string): RawMetricResult => ({
+      Id: 'q1',
+      Timestamps: [m(minute)],
+      Values: [900_000],
+    });
+
+    it('600 requests at 150 per instance: 4 instances, on every reading of that minute', () => {
+      const out = convert([
+        ipi([150, 90], ['2025-06-02T12:05:00Z', '2025-06-02T12:04:00Z']),
+        invocations([600, 270], ['2025-06-02T12:05:00Z', '2025-06-02T12:04:00Z']),
+        latency('2025-06-02T12:05:00Z'),
+      ]);
+      expect(out.byTarget.get('chat-llm')!.readings).toEqual({
+        invocationsPerInstance: { value: 150, timestamp: at('2025-06-02T12:05:00Z'), basis: 4 },
+        p95LatencyMs: { value: 900, timestamp: at('2025-06-02T12:05:00Z'), basis: 4 },
+      });
+      expect(out.problems).toEqual([]);
+    });
+
+    it('a fleet that changed inside the minute gives a basis between its sizes', () => {
+      const out = convert([
+        ipi([100], ['2025-06-02T12:05:00Z']),
+        invocations([250], ['2025-06-02T12:05:00Z']),
+      ]);
+      expect(out.byTarget.get('chat-llm')!.readings.invocationsPerInstance!.basis).toBe(2.5);
+    });
+
+    it.each([
+      {
+        case: 'no Invocations for the minute of the reading',
+        results: [ipi([150], ['2025-06-02T12:05:00Z']), invocations([270], ['2025-06-02T12:04:00Z'])],
+      },
+      {
+        case: 'no requests per instance (0)',
+        results: [ipi([0], ['2025-06-02T12:05:00Z']), invocations([0], ['2025-06-02T12:05:00Z'])],
+      },
+      { case: 'no Invocations result at all', results: [ipi([150], ['2025-06-02T12:05:00Z'])] },
+      {
+        case: 'a rejected Invocations result',
+        results: [
+          ipi([150], ['2025-06-02T12:05:00Z']),
+          { Id: basisId, Timestamps: [m('2025-06-02T12:05:00Z')], Values: [], StatusCode: 'Complete' },
+        ],
+      },
+    ])('none when there is $case: the engine reads the ready count instead', ({ results }) => {
+      const r = convert(results).byTarget.get('chat-llm')!.readings.invocationsPerInstance!;
+      expect(r.value).toBeGreaterThanOrEqual(0);
+      expect(r.basis).toBeUndefined();
+    });
+
+    it('a reading of another minute gets none', () => {
+      const out = convert([
+        ipi([150], ['2025-06-02T12:05:00Z']),
+        invocations([600], ['2025-06-02T12:05:00Z']),
+        latency('2025-06-02T12:04:00Z'),
+      ]);
+      expect(out.byTarget.get('chat-llm')!.readings.p95LatencyMs).toEqual({
+        value: 900,
+        timestamp: at('2025-06-02T12:04:00Z'),
+      });
+    });
   });
 
   it.each([

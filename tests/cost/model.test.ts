@@ -66,8 +66,8 @@ describe('one target, worked by hand', () => {
     { item: 'reads', usd: 0.005475 },
     // 30 days of records: 43,200 x 1,024 bytes + the 1,000-byte state item = 0.0412 GB x $0.25.
     { item: 'storage', usd: 0.0103 },
-    // One signal: 1 metric a tick, 43,800 x $0.01 per 1,000.
-    { item: 'GetMetricData', usd: 0.438 },
+    // One signal and Invocations, its readings' basis: 2 metrics a tick, 87,600 x $0.01 per 1,000.
+    { item: 'GetMetricData', usd: 0.876 },
     // 6 per-target series, 1 reason series, 2 [service] series: 9 x $0.30.
     { item: 'custom metrics', usd: 2.7 },
     { item: 'alarms: 1 on 1', usd: 0.1 },
@@ -84,10 +84,10 @@ describe('one target, worked by hand', () => {
     expect(usdOf(item)).toBeCloseTo(usd, 5);
   });
 
-  it('adds up to 6.42 USD a month, 6.64 with X-Ray, and nothing for Step Functions without actions', () => {
+  it('adds up to 6.86 USD a month, 7.07 with X-Ray, and nothing for Step Functions without actions', () => {
     const r = monthlyCost(inputs);
-    expect(r.monthlyUsd).toBeCloseTo(6.41781, 4);
-    expect(r.monthlyUsdWithTracing).toBeCloseTo(6.41781 + 0.219, 4);
+    expect(r.monthlyUsd).toBeCloseTo(6.85581, 4);
+    expect(r.monthlyUsdWithTracing).toBeCloseTo(6.85581 + 0.219, 4);
     expect(r.lines.find((l) => l.service === 'Step Functions')!.usd).toBe(0);
   });
 });

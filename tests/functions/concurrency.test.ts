@@ -60,12 +60,16 @@ beforeEach(() => {
   for (const m of [cw, asg, sm, aas, sfn, ssm]) m.reset();
   ssm.on(GetParameterCommand).resolves({ Parameter: { Value: 'off' } });
   cw.on(GetMetricDataCommand).callsFake(async (input) => ({
-    // Every signal at 2.5x its target: a scale-out by any reading.
-    MetricDataResults: (input.MetricDataQueries as MetricDataQuery[]).map((q) => ({
-      Id: q.Id,
-      Timestamps: [new Date('2025-06-02T11:59:00Z')],
-      Values: [q.MetricStat?.Metric?.MetricName === 'ModelLatency' ? 500_000 : 250],
-    })),
+    // Every signal at 2.5x its target: a scale-out by any reading. Invocations: 250 a minute on
+    // each of the 2 instances (the per-instance readings' basis).
+    MetricDataResults: (input.MetricDataQueries as MetricDataQuery[]).map((q) => {
+      const name = q.MetricStat?.Metric?.MetricName;
+      return {
+        Id: q.Id,
+        Timestamps: [new Date('2025-06-02T11:59:00Z')],
+        Values: [name === 'ModelLatency' ? 500_000 : name === 'Invocations' ? 500 : 250],
+      };
+    }),
   }));
   aas.on(DescribeScalableTargetsCommand).resolves({ ScalableTargets: [] });
 });

@@ -147,13 +147,15 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
         },
       }),
     );
-    // Three minutes of a storm: 250 requests per instance per minute against a target of 100.
+    // Three minutes of a storm: 250 requests per instance per minute against a target of 100,
+    // 500 requests on chat-a's 2 instances (the readings' basis; chat-b publishes no Invocations).
     const cw = new CloudWatchClient(config);
     for (const e of ['chat-a', 'chat-b']) {
       for (const back of [3, 2, 1]) {
         await putVariantMinute(cw, e, minute - back * 60_000, {
           invocationsPerInstance: 250,
           gpuUtilization: 90,
+          ...(e === 'chat-a' ? { invocations: 500 } : {}),
         });
       }
     }
@@ -171,7 +173,8 @@ describe.skipIf(!gate.available)('the evaluate function on moto', () => {
       ['chat-a', 'started', 5],
       ['chat-b', 'refused', 5],
     ]);
-    expect(report.records[0]?.inputs.readings.invocationsPerInstance?.value).toBe(250);
+    expect(report.records[0]?.inputs.readings.invocationsPerInstance).toMatchObject({ value: 250, basis: 2 });
+    expect(report.records[1]?.inputs.readings.invocationsPerInstance).not.toHaveProperty('basis');
     expect(report.records[1]?.detail).toMatch(
       /"chat-b-target-tracking" also scale endpoint\/chat-b\/variant\/AllTraffic/,
     );

@@ -159,7 +159,7 @@ describe.skipIf(!gate.available)(`${N} targets in one region on moto`, () => {
   }, 300_000);
   afterAll(() => moto?.stop());
 
-  it('one tick makes the calls of the formula: 1,000 per target (claim and record), 500 DescribeEndpoint, 19 others', async () => {
+  it('one tick makes the calls of the formula: 1,000 per target (claim and record), 500 DescribeEndpoint, 20 others', async () => {
     const calls: string[] = [];
     const clients = withLatency(
       createClients({
@@ -214,7 +214,8 @@ describe.skipIf(!gate.available)(`${N} targets in one region on moto`, () => {
     expect(countCalls(calls)).toEqual({ ...reads, 'DynamoDB.Update': N, 'DynamoDB.Put': N });
     expect(reads).toEqual({
       'SSM.GetParameter': 1,
-      'CloudWatch.GetMetricData': 2,
+      // 2 signals and the Invocations basis of each of 500 targets: 1,500 queries, 500 a call.
+      'CloudWatch.GetMetricData': 3,
       'SageMaker.DescribeEndpoint': N,
       'ApplicationAutoScaling.DescribeScalableTargets': 10,
       'ApplicationAutoScaling.DescribeScalingPolicies': 1,

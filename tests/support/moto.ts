@@ -258,14 +258,15 @@ export async function createDemoGroup(
 
 /**
  * One minute of a variant's metrics as SageMaker would publish them: InvocationsPerInstance
- * (AWS/SageMaker, requests per instance in the minute) and GPUUtilization
- * (/aws/sagemaker/Endpoints, percent), stamped inside the minute that starts at minuteStart.
+ * (AWS/SageMaker, requests per instance in the minute), Invocations (the requests, the basis of
+ * the per-instance values) and GPUUtilization (/aws/sagemaker/Endpoints, percent), stamped inside
+ * the minute that starts at minuteStart.
  */
 export async function putVariantMinute(
   client: CloudWatchClient,
   endpointName: string,
   minuteStart: number,
-  values: { invocationsPerInstance?: number; gpuUtilization?: number },
+  values: { invocationsPerInstance?: number; invocations?: number; gpuUtilization?: number },
   variantName = 'AllTraffic',
 ): Promise<void> {
   const Dimensions = [
@@ -273,6 +274,16 @@ export async function putVariantMinute(
     { Name: 'VariantName', Value: variantName },
   ];
   const Timestamp = new Date(minuteStart + 30_000);
+  if (values.invocations !== undefined) {
+    await client.send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/SageMaker',
+        MetricData: [
+          { MetricName: 'Invocations', Dimensions, Timestamp, Value: values.invocations, Unit: 'None' },
+        ],
+      }),
+    );
+  }
   if (values.invocationsPerInstance !== undefined) {
     await client.send(
       new PutMetricDataCommand({
