@@ -22,6 +22,7 @@ import type {
 } from '../../engine/types.ts';
 import { effectiveLead } from '../../floors/lead-time.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
+import { basisSource } from '../../signals/sources.ts';
 import { rescaleNoise } from '../../sizing/noise-model.ts';
 import type { HeadroomState } from '../../slo/control.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
@@ -53,25 +54,37 @@ const ACTIVATION: Record<ActivationMetric, (d: Datapoint, k: number) => number> 
   concurrency: (d, k) => d.concurrencyPerInstance * d.ready * k,
 };
 
-function reading(value: number, d: Datapoint): Reading | undefined {
-  return Number.isFinite(value) ? { value, timestamp: d.timestamp, basis: d.ready } : undefined;
+function reading(value: number, d: Datapoint, basis: boolean): Reading | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  return basis ? { value, timestamp: d.timestamp, basis: d.ready } : { value, timestamp: d.timestamp };
 }
 
-/** The snapshot the Lambda would build at this minute from what CloudWatch has delivered. */
-export function snapshotFrom(view: FleetView, target: TargetPolicy, k: number): SignalSnapshot {
+/**
+ * The snapshot the Lambda would build at this minute from what CloudWatch has delivered. Its
+ * readings carry the ready count of their minute (Reading.basis) where the evaluator can read
+ * one: a SageMaker target with invocationsPerInstance (shared/signals/sources.ts basisSource),
+ * in a minute with requests (CloudWatch has no Invocations datapoint for a minute without).
+ */
+export function snapshotFrom(
+  view: FleetView,
+  target: TargetPolicy,
+  k: number,
+  readsBasis: boolean = basisSource(target) !== null,
+): SignalSnapshot {
   const snapshot: SignalSnapshot = {
     capacity: { desired: view.ready + view.pending, ready: view.ready },
     readings: {},
   };
   const d = view.metrics.latest();
   if (!d) return snapshot;
+  const basis = readsBasis && d.requests > 0 && d.ready > 0;
   for (const s of target.signals) {
-    const r = READERS[s.metric] && reading(READERS[s.metric]!(d, k), d);
+    const r = READERS[s.metric] && reading(READERS[s.metric]!(d, k), d, basis);
     if (r) snapshot.readings[s.metric] = r;
   }
   const a = target.scaling.activation;
   if (a) {
-    const r = reading(ACTIVATION[a.metric](d, k), d);
+    const r = reading(ACTIVATION[a.metric](d, k), d, false);
     if (r) snapshot.activation = { [a.metric]: r };
   }
   return snapshot;
@@ -143,13 +156,14 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
   let lead = effectiveLead(configuredLead, []);
   const budget = budgetControl(target);
+  const readsBasis = basisSource(target) !== null;
   let spotHeadroom = 0;
   let floors = { committed: 0, lossCover: 0 };
   const step = (view: FleetView, minute: number): number => {
     const slo = budget?.step(view);
     const factor = slo?.step.headroom.factor ?? 1;
     const policy = slo?.target ?? target;
-    const snapshot = snapshotFrom(view, policy, unitScale);
+    const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
     if (clock.observe(view.ready, view.now)) lead = effectiveLead(configuredLead, clock.samples);
     if (lookahead) {
       lookahead.setLeadMinutes(lead.minutes);
