@@ -182,9 +182,17 @@ function fitVariance(points: readonly [number, number][]): { a: number; b: numbe
   return err(aOnly) <= err(bOnly) ? aOnly : bOnly;
 }
 
-/** Noise of each minute around the median of the `levelMinutes` before it: needs no forecast. */
-export function fitLevelNoise(demand: ArrayLike<number>, levelMinutes: number): NoiseModel | null {
-  return fitNoise(trailingMedians(demand, levelMinutes), demand);
+/**
+ * Noise of each minute around the median of the `levelMinutes` before it: needs no forecast.
+ * `levels`, when the caller kept them as minutes arrived (the backtest's look-ahead), are
+ * demand's trailingMedians at levelMinutes, and are not computed again.
+ */
+export function fitLevelNoise(
+  demand: ArrayLike<number>,
+  levelMinutes: number,
+  levels: ArrayLike<number> = trailingMedians(demand, levelMinutes),
+): NoiseModel | null {
+  return fitNoise(levels, demand);
 }
 
 /** Standard deviation of a minute's demand around `level`. */

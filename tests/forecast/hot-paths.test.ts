@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { noiseOf } from '#shared/backtest/policies/lookahead.ts';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { mergeSorted, sortFloat64 } from '#shared/forecast/sort.ts';
 import { sortedFinite } from '#shared/forecast/stats.ts';
@@ -98,8 +97,10 @@ describe('hot paths: the new code gives the old results bit for bit', () => {
     const kept = Float64Array.from([...history, 0].map((x) => rolling.next(x))).subarray(0, history.length);
     const levels = Float64Array.from(kept.subarray(120));
     levels.fill(Number.NaN, 0, 15);
-    expect(noiseOf(history.slice(120), 15, levels)).toEqual(fitLevelNoise(history.slice(120), 15));
-    expect(noiseOf(history.slice(120), 15)).toEqual(fitLevelNoise(history.slice(120), 15));
+    expect(fitLevelNoise(history.slice(120), 15, levels)).toEqual(fitLevelNoise(history.slice(120), 15));
+    expect(fitNoise(trailingMedians(history.slice(120), 15), history.slice(120))).toEqual(
+      fitLevelNoise(history.slice(120), 15),
+    );
   });
 
   /** fitNoise and the sorted-pairs version agree on every (level, actual) list of `pairs`. */

@@ -18,8 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import { forecast } from '../../forecast/forecast.ts';
-import type { NoiseModel } from '../../sizing/noise-model.ts';
-import { type LookaheadFits, noiseOf } from './lookahead.ts';
+import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import type { LookaheadFits } from './lookahead.ts';
 
 /** The bytes of a history: 8 per value, NaN and missing values as NaN. */
 function historyDigest(history: readonly (number | null | undefined)[]): string {
@@ -54,7 +54,7 @@ export function contentFits(): ContentFits {
       stats.noises++;
       const key = `${historyDigest(history)}|${levelMinutes}`;
       if (!noises.has(key)) {
-        noises.set(key, noiseOf(history, levelMinutes, levels));
+        noises.set(key, fitLevelNoise(history, levelMinutes, levels));
         stats.noisesFitted++;
       }
       return noises.get(key)!;

@@ -22,7 +22,7 @@ import { forecast } from '../../forecast/forecast.ts';
 import type { Forecast } from '../../forecast/types.ts';
 import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import { type FloorSizing, heldNeed, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
-import { fitLevelNoise, fitNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
 import { TrailingMedian } from '../../sizing/rolling-median.ts';
 import { planWarmCapacity, type WarmCosts, warmCosts } from '../../sizing/warm-capacity.ts';
 import type { MetricsView } from '../metrics.ts';
@@ -64,13 +64,9 @@ export interface LookaheadFits {
   ) => NoiseModel | null;
 }
 
-/** The noise of a history, from its levels when the caller kept them (the same fit: fitLevelNoise's). */
-export const noiseOf = (history: readonly number[], levelMinutes: number, levels?: ArrayLike<number>) =>
-  levels ? fitNoise(levels, history) : fitLevelNoise(history, levelMinutes);
-
 export const DIRECT_FITS: LookaheadFits = {
   forecast,
-  levelNoise: (history, levelMinutes, _end, levels) => noiseOf(history, levelMinutes, levels),
+  levelNoise: (history, levelMinutes, _end, levels) => fitLevelNoise(history, levelMinutes, levels),
 };
 
 /**
@@ -89,7 +85,7 @@ export function lookaheadMemo(): LookaheadFits {
     },
     levelNoise: (history, levelMinutes, end, levels) => {
       const key = `${end}|${history.length}|${levelMinutes}`;
-      if (!noises.has(key)) noises.set(key, noiseOf(history, levelMinutes, levels));
+      if (!noises.has(key)) noises.set(key, fitLevelNoise(history, levelMinutes, levels));
       return noises.get(key)!;
     },
   };
@@ -217,8 +213,9 @@ export class Lookahead {
     const history = this.#delivered.slice(from);
     // The history's own trailing medians: the kept levels, but none for its first levelMinutes
     // (trailingMedians of the slice has none there either).
-    const levels = Float64Array.from(this.#levels.slice(from));
-    levels.fill(Number.NaN, 0, Math.min(levels.length, n.levelMinutes));
+    const levels = new Float64Array(seen - from);
+    for (let i = 0; i < levels.length; i++)
+      levels[i] = i < n.levelMinutes ? Number.NaN : this.#levels[from + i]!;
     this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, seen, levels);
     const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
     this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
