@@ -152,11 +152,11 @@ export function decide(
   if (a.anyMissing && a.anyPresent) reasons.push('PartialData');
   const asked: Asked | undefined = snapshot.spotHeadroom ? { load: 0, cap: 0 } : undefined;
   const own = applyLimits(policy, view, current, capacity, reasons, asked);
-  const spot = asked
-    ? withSpotHeadroom(snapshot.spotHeadroom!.instances, asked.load, paidFloor(view), own, asked.cap)
-    : NO_EXTRA;
-  if (spot.extra > 0) reasons.push('SpotHeadroom');
-  const desired = own + spot.extra;
+  const extra = asked
+    ? withSpotHeadroom(snapshot.spotHeadroom!.instances, asked.load, paidFloor(view), own, asked.cap).extra
+    : 0;
+  if (extra > 0) reasons.push('SpotHeadroom');
+  const desired = own + extra;
 
   const action: Action = desired > group ? 'scale-out' : desired < group ? 'scale-in' : 'hold';
   const decision: Decision = {
@@ -177,7 +177,7 @@ export function decide(
     ...(snapshot.committedFloor ? { committedFloor: snapshot.committedFloor } : {}),
     ...(snapshot.budgetCeiling ? { budgetCeiling: snapshot.budgetCeiling } : {}),
     ...(snapshot.spotHeadroom
-      ? { spotHeadroom: { instances: snapshot.spotHeadroom.instances, held: spot.extra } }
+      ? { spotHeadroom: { instances: snapshot.spotHeadroom.instances, held: extra } }
       : {}),
   };
   if (options.sentence !== false) decision.message = describeDecision(decision, policy);
@@ -185,7 +185,7 @@ export function decide(
   const outcome = { now, current, desired: own, action: ownAction, panicUntil: panic.until, window };
   const next = advanceState(state, streaks, outcome);
   // Only a state that held headroom carries the field (a delete on every state would slow V8's objects).
-  if (spot.extra > 0) next.spotHeadroom = { held: spot.extra, own };
+  if (extra > 0) next.spotHeadroom = { held: extra, own };
   else if (next.spotHeadroom !== undefined) delete next.spotHeadroom;
   return { decision, state: next };
 }
@@ -195,7 +195,6 @@ interface Asked {
   load: number;
   cap: number;
 }
-const NO_EXTRA = { capacity: 0, extra: 0 } as const;
 
 /**
  * Forecast floor, budget ceiling, mix plan floor, committed floor, failover floor, step limits,

@@ -16,7 +16,8 @@
  *
  * Worked example (tests/engine/spot-headroom.test.ts): 2 of headroom, the signals ask 15, a
  * committed base of 11 -> 17 (15 + 2); at night they ask 6 -> 11, the committed base, and no
- * extra is held; holding at 11 within the band, none either. Without the snapshot's spotHeadroom every result is what it was before.
+ * extra is held; holding at 11 within the band, none either. Without the snapshot's spotHeadroom
+ * every result is what it was before.
  */
 import type { SignalSnapshot } from './types.ts';
 
@@ -62,7 +63,8 @@ export function ownView(snapshot: SignalSnapshot, held: number, own: number): Si
  * The committed base: instances paid for whatever the load asks, so the headroom starts above it.
  * Not the loss cover nor a failover floor: they move with the forecast and the failover's phase,
  * and measured against them the headroom came and went with each of their steps (NASA without a
- * commitment, 1 of headroom: 1,135 scaling actions against 695).
+ * commitment, 1 of headroom: 1,135 scaling actions against 996 above the committed base alone,
+ * and 768 without headroom; docs/capacity-mix.md).
  */
 export const paidFloor = (s: SignalSnapshot): number => s.committedFloor?.capacity ?? 0;
 
@@ -70,9 +72,10 @@ export const paidFloor = (s: SignalSnapshot): number => s.committedFloor?.capaci
  * The capacity with the headroom: `asked` (what the signals and the forecast floor ask, after the
  * budget ceiling and the step limits) plus the headroom, at most `cap` (the ceiling's or
  * maxCapacity), when `asked` is above `paid`, the committed base (paidFloor). At or below it the
- * base's idle instances are the headroom. Strictly above, not at: an engine holding at a floor asks for what it
- * holds, and headroom there would come and go with every scale-in the floor absorbs (11 -> 12 ->
- * 11 at a committed base of 11, each a scaling action). 0 asked: nothing to hold headroom for.
+ * base's idle instances are the headroom. Strictly above, not at: an engine holding at a floor
+ * asks for what it holds, and headroom there would come and go with every scale-in the floor
+ * absorbs (11 -> 12 -> 11 at a committed base of 11, each a scaling action). 0 asked: nothing to
+ * hold headroom for.
  */
 export function withSpotHeadroom(
   instances: number,
