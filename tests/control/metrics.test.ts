@@ -390,6 +390,13 @@ describe('convertResults: datapoints to readings', () => {
       },
       { case: 'no Invocations result at all', results: [ipi([150], ['2025-06-02T12:05:00Z'])] },
       {
+        case: 'an Invocations result CloudWatch refused (Forbidden)',
+        results: [
+          ipi([150], ['2025-06-02T12:05:00Z']),
+          { Id: basisId, Timestamps: [], Values: [], StatusCode: 'Forbidden' },
+        ],
+      },
+      {
         case: 'a rejected Invocations result',
         results: [
           ipi([150], ['2025-06-02T12:05:00Z']),
