@@ -318,6 +318,25 @@ describe('when the noise is due', () => {
     expect(StoredNoiseSchema.parse(r.world.items.get(KEY)!.noise).computedAt).toBe(NOW + MIN);
   });
 
+  it('a throttled read of the one-minute counts under a fresh floor fails the run and leaves the item as it was', async () => {
+    const r = rig(NOISY(undefined, every3h));
+    await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
+    const before = structuredClone(r.world.items.get(KEY));
+    const real = r.ports.history;
+    r.ports.history = {
+      demand: () =>
+        Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
+    };
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    expect(r.telemetry.outcomes.at(-1)).toMatchObject({
+      outcome: 'failed',
+      detail: 'cannot read demand history: ThrottlingException: Rate exceeded',
+    });
+    expect(r.world.items.get(KEY)).toEqual(before);
+    r.ports.history = real;
+    expect((await r.run(tickAt(NOW, 'retry'), NOW + MIN)).outcomes[0]).toMatchObject({ outcome: 'noise' });
+  });
+
   it('forecasts again when noise is turned on under a fresh floor without it', async () => {
     const r = rig(POLICY({ forecast: every3h }));
     await r.run(tickAt(NOW - 60 * MIN), NOW - 60 * MIN);
