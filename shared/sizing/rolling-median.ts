@@ -41,8 +41,11 @@ export function trailingMedians(demand: ArrayLike<number>, window: number): Floa
  * trailingMedians one value at a time, for a series that grows (the backtest's look-ahead keeps
  * the levels of every delivered minute instead of redoing two days of them at each hourly refit):
  * next(x) is the median of the `window` values before x (as trailingMedians gives at x's index),
- * then takes x in. The same steps as trailingMedians, with the last `window` values in a ring;
- * tests/forecast/hot-paths.test.ts pins the two to the same bits on random series, gaps included.
+ * then takes x in. The same steps as trailingMedians, with the last `window` values in a ring.
+ * Kept over a whole series and sliced, the levels are the slice's own but for the sign of a zero
+ * (a window that takes -0 in for +0 out keeps +0, so a zero's sign depends on where the window
+ * started), which no fit reads: fitNoise uses levels above 0 only. tests/forecast/hot-paths.test.ts
+ * pins both on random series, gaps and -0 included.
  */
 export class TrailingMedian {
   readonly #window: number;
