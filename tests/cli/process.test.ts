@@ -1,10 +1,13 @@
 /**
  * The CLI as a process (bin/governor.js on the pinned Node): a closed stdout ends it quietly,
  * and a Node that cannot run it gets one line saying which Node runs, what Governor needs and
- * how to run it, with exit 2, before any TypeScript is loaded.
+ * how to run it, with exit 2, before any TypeScript is loaded. Node's compile cache keeps the
+ * stripped and compiled modules for the next command, where NODE_COMPILE_CACHE (or the tmpdir)
+ * says, and not at all under NODE_DISABLE_COMPILE_CACHE.
  */
 import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeProblem } from '../../bin/node-version.js';
@@ -115,5 +118,62 @@ describe('the Node version guard', () => {
     expect(result.stderr).toMatch(
       /^governor: this is Node \d+\.\d+\.\d+; Governor needs Node 22\.18 or later \(24 is pinned\): run it as "npx governor \.\.\."[^\n]*\n$/,
     );
+  });
+});
+
+describe('the compile cache', () => {
+  /** Files under `dir`, recursively (none when it does not exist). */
+  const filesUnder = (dir: string): string[] => {
+    try {
+      return readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
+    } catch {
+      return [];
+    }
+  };
+
+  /** governor --help with the environment less any compile-cache setting, plus `extra`. */
+  async function helpWith(extra: Record<string, string>) {
+    const env = { ...process.env };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const result = await run(PINNED, [BIN, '--help'], { env: { ...env, ...extra } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  }
+
+  const scratch = () => mkdtempSync(join(tmpdir(), 'governor-cache-'));
+
+  it('is kept under the tmpdir by default, one entry per module the command loaded', async () => {
+    const tmp = scratch();
+    try {
+      await helpWith({ TMPDIR: tmp });
+      // bin/governor.ts, the CLI's entry and what --help imports: over a dozen modules.
+      expect(filesUnder(join(tmp, 'node-compile-cache')).length).toBeGreaterThan(10);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('goes where NODE_COMPILE_CACHE says', async () => {
+    const tmp = scratch();
+    try {
+      await helpWith({ TMPDIR: join(tmp, 'unused'), NODE_COMPILE_CACHE: join(tmp, 'chosen') });
+      expect(filesUnder(join(tmp, 'chosen')).length).toBeGreaterThan(10);
+      expect(filesUnder(join(tmp, 'unused'))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('is not written under NODE_DISABLE_COMPILE_CACHE=1', async () => {
+    const tmp = scratch();
+    try {
+      await helpWith({ TMPDIR: tmp, NODE_DISABLE_COMPILE_CACHE: '1' });
+      expect(filesUnder(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
