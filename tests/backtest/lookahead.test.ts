@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Fleet } from '#shared/backtest/fleet.ts';
 import { MetricsFeed } from '#shared/backtest/metrics.ts';
-import { DIRECT_FITS, Lookahead } from '#shared/backtest/policies/lookahead.ts';
+import { DeliveredWindow } from '#shared/backtest/policies/delivered-window.ts';
+import { DIRECT_FITS, Lookahead, lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
 import { runBacktest } from '#shared/backtest/run.ts';
 import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
@@ -193,5 +194,52 @@ describe('a warm pool resized as the policy learns', () => {
     const fleet = new Fleet({ initialReady: 2, coldStartMinutes: 8, warmStartMinutes: 1, warmPoolSize: 4 });
     fleet.resizeWarmPool(1, 0);
     expect(fleet.warmIdle).toBe(1);
+  });
+});
+
+describe('the delivered window the fits read', () => {
+  const delivered = Array.from(
+    { length: 3 * DAY },
+    (_, i) => 50 + 40 * Math.sin((2 * Math.PI * i) / DAY) + (i % 7),
+  );
+
+  it('reads minutes [from, to) of what was delivered, and copies them only when asked', () => {
+    const w = new DeliveredWindow(delivered, 10, 15);
+    expect(w.length).toBe(5);
+    expect(w.at(0)).toBe(delivered[10]);
+    expect(w.values()).toEqual(delivered.slice(10, 15));
+    expect(new DeliveredWindow(delivered, 7, 7).values()).toEqual([]);
+  });
+
+  it.each([
+    [-1, 5],
+    [5, 4],
+    [0, 3 * DAY + 1],
+    [0.5, 4],
+  ])('refuses [%s, %s), naming the window and what was delivered', (from, to) => {
+    expect(() => new DeliveredWindow(delivered, from, to)).toThrow(
+      `delivered window [${from}, ${to}) is outside the ${3 * DAY} minutes delivered`,
+    );
+  });
+
+  it('a memo that holds the fit copies nothing; the first ask copies the window once', () => {
+    const memo = lookaheadMemo();
+    const options = { stepMinutes: 1 as const, origin: 2 * DAY, horizonMinutes: 60, dayStartMinute: 0 };
+    const first = new DeliveredWindow(delivered, 0, 2 * DAY);
+    const copies = vi.spyOn(first, 'values');
+    const fitted = memo.forecast(first, options);
+    expect(copies).toHaveBeenCalledTimes(1);
+    const again = new DeliveredWindow(delivered, 0, 2 * DAY);
+    const none = vi.spyOn(again, 'values');
+    expect(memo.forecast(again, options)).toBe(fitted);
+    expect(none).not.toHaveBeenCalled();
+    expect(fitted).toEqual(DIRECT_FITS.forecast(first, options));
+
+    const noise = new DeliveredWindow(delivered, DAY, 2 * DAY);
+    const noiseCopies = vi.spyOn(noise, 'values');
+    const model = memo.levelNoise(noise, 15);
+    expect(memo.levelNoise(new DeliveredWindow(delivered, DAY, 2 * DAY), 15)).toBe(model);
+    expect(noiseCopies).toHaveBeenCalledTimes(1);
+    expect(model).toEqual(DIRECT_FITS.levelNoise(noise, 15));
   });
 });

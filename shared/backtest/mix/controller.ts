@@ -28,6 +28,7 @@ import {
   spotHeadroomOf,
 } from '../../mix/types.ts';
 import type { MetricsView } from '../metrics.ts';
+import { DeliveredWindow } from '../policies/delivered-window.ts';
 import { ScaleOutClock } from '../policies/lead-clock.ts';
 import { DIRECT_FITS, type LookaheadFits } from '../policies/lookahead.ts';
 import { ALL_ON_DEMAND, type GroupMix } from './fleet.ts';
@@ -223,7 +224,7 @@ export class MixController {
 
   #refit(count: number, minute: number): void {
     this.#fittedAt = minute;
-    const history = this.#delivered.slice(Math.max(0, count - HISTORY_DAYS * DAY), count);
+    const history = new DeliveredWindow(this.#delivered, Math.max(0, count - HISTORY_DAYS * DAY), count);
     const horizon =
       Math.ceil(
         (this.#policy.mix.horizonHours * 60 + this.#policy.replacementLeadMinutes + REFIT_EVERY_MINUTES) / 5,

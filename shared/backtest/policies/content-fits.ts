@@ -19,12 +19,13 @@
 import { createHash } from 'node:crypto';
 import { forecast } from '../../forecast/forecast.ts';
 import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
+import type { DeliveredWindow } from './delivered-window.ts';
 import type { LookaheadFits } from './lookahead.ts';
 
 /** The bytes of a history: 8 per value, NaN and missing values as NaN. */
-function historyDigest(history: readonly (number | null | undefined)[]): string {
+function historyDigest(history: DeliveredWindow): string {
   const values = new Float64Array(history.length);
-  for (let i = 0; i < history.length; i++) values[i] = history[i] ?? Number.NaN;
+  for (let i = 0; i < values.length; i++) values[i] = history.at(i) ?? Number.NaN;
   return createHash('sha256').update(new Uint8Array(values.buffer)).digest('base64');
 }
 
@@ -44,17 +45,17 @@ export function contentFits(): ContentFits {
       const key = `${historyDigest(history)}|${JSON.stringify(options)}|${JSON.stringify(params ?? null)}`;
       let fit = forecasts.get(key);
       if (fit === undefined) {
-        fit = forecast(history, options, params);
+        fit = forecast(history.values(), options, params);
         forecasts.set(key, fit);
         stats.forecastsFitted++;
       }
       return fit;
     },
-    levelNoise: (history, levelMinutes, _end, levels) => {
+    levelNoise: (history, levelMinutes, levels) => {
       stats.noises++;
       const key = `${historyDigest(history)}|${levelMinutes}`;
       if (!noises.has(key)) {
-        noises.set(key, fitLevelNoise(history, levelMinutes, levels));
+        noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels));
         stats.noisesFitted++;
       }
       return noises.get(key)!;

@@ -26,6 +26,7 @@ import { fitLevelNoise, type NoiseModel } from '../../sizing/noise-model.ts';
 import { TrailingMedian } from '../../sizing/rolling-median.ts';
 import { planWarmCapacity, type WarmCosts, warmCosts } from '../../sizing/warm-capacity.ts';
 import type { MetricsView } from '../metrics.ts';
+import { DeliveredWindow } from './delivered-window.ts';
 
 export interface LookaheadOptions {
   forecast: ForecastPolicy;
@@ -51,22 +52,26 @@ export interface LookaheadOptions {
 }
 
 export interface LookaheadFits {
-  forecast: typeof forecast;
+  /** The forecast of the window's minutes (options.origin is the minute after its end). */
+  forecast: (
+    history: DeliveredWindow,
+    options: Parameters<typeof forecast>[1],
+    params?: Parameters<typeof forecast>[2],
+  ) => ReturnType<typeof forecast>;
   /**
-   * The noise of `history`, which ends at delivered minute `end` (the memo's key). `levels`, when
-   * given, are history's trailingMedians at levelMinutes, kept by the caller as minutes arrive.
+   * The noise of the window's minutes. `levels`, when given, are their trailingMedians at
+   * levelMinutes, kept by the caller as minutes arrive.
    */
   levelNoise: (
-    history: readonly number[],
+    history: DeliveredWindow,
     levelMinutes: number,
-    end: number,
     levels?: ArrayLike<number>,
   ) => NoiseModel | null;
 }
 
 export const DIRECT_FITS: LookaheadFits = {
-  forecast,
-  levelNoise: (history, levelMinutes, _end, levels) => fitLevelNoise(history, levelMinutes, levels),
+  forecast: (history, options, params) => forecast(history.values(), options, params),
+  levelNoise: (history, levelMinutes, levels) => fitLevelNoise(history.values(), levelMinutes, levels),
 };
 
 /**
@@ -80,12 +85,12 @@ export function lookaheadMemo(): LookaheadFits {
   return {
     forecast: (history, options, params) => {
       const key = `${options.origin}|${options.horizonMinutes}|${history.length}|${options.dayStartMinute}|${options.stepMinutes}`;
-      if (!forecasts.has(key)) forecasts.set(key, forecast(history, options, params));
+      if (!forecasts.has(key)) forecasts.set(key, forecast(history.values(), options, params));
       return forecasts.get(key)!;
     },
-    levelNoise: (history, levelMinutes, end, levels) => {
-      const key = `${end}|${history.length}|${levelMinutes}`;
-      if (!noises.has(key)) noises.set(key, fitLevelNoise(history, levelMinutes, levels));
+    levelNoise: (history, levelMinutes, levels) => {
+      const key = `${history.to}|${history.length}|${levelMinutes}`;
+      if (!noises.has(key)) noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels));
       return noises.get(key)!;
     },
   };
@@ -172,7 +177,11 @@ export class Lookahead {
     if (!f.enabled && !this.#warm) return;
     if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
     this.#fittedAt = minute;
-    const history = this.#delivered.slice(Math.max(0, view.count - f.historyDays * DAY), view.count);
+    const history = new DeliveredWindow(
+      this.#delivered,
+      Math.max(0, view.count - f.historyDays * DAY),
+      view.count,
+    );
     const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#lead + 5) / 5) * 5;
     const result = (this.#o.fits ?? DIRECT_FITS).forecast(history, {
       stepMinutes: 1,
@@ -182,7 +191,7 @@ export class Lookahead {
     });
     if (!result.ok) return;
     this.#plan(result, minute);
-    if (this.#warm) this.#sizePool(result, history);
+    if (this.#warm) this.#sizePool(result, history.values());
   }
 
   /**
@@ -210,13 +219,13 @@ export class Lookahead {
     if (seen < n.levelMinutes + 20) return;
     this.#noiseAt = minute;
     const from = Math.max(0, seen - n.historyMinutes);
-    const history = this.#delivered.slice(from);
+    const history = new DeliveredWindow(this.#delivered, from, seen);
     // The history's own trailing medians: the kept levels, but none for its first levelMinutes
     // (trailingMedians of the slice has none there either).
     const levels = new Float64Array(seen - from);
     for (let i = 0; i < levels.length; i++)
       levels[i] = i < n.levelMinutes ? Number.NaN : this.#levels[from + i]!;
-    this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, seen, levels);
+    this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, levels);
     const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
     this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
   }
