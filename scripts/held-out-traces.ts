@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { parseTrace } from '../shared/backtest/trace.ts';
+import { type ScriptUsage, scriptArgs } from './args.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY = 1440;
@@ -42,8 +43,19 @@ export const nasaCollapse = (nasa: readonly number[]) => nasa.map((x, m) => x * 
 export const llmRamp = (conv: readonly number[]) =>
   Array.from({ length: 180 }, (_, m) => conv[m % conv.length]! * (0.6 + (0.8 * m) / 180));
 
+const USAGE: ScriptUsage = {
+  script: 'held-out-traces',
+  synopsis: 'node scripts/held-out-traces.ts [FOLDER]',
+  maxPositionals: 1,
+  details: `Writes the four held-out traces of docs/backtest.md ("Held-out traces") into FOLDER (default
+reports/held-out), made from the bundled traces and seeded, so the same files every time:
+nasa-growth-flash.csv, twitter-levels.csv, nasa-collapse.csv and llm-3h-ramp.csv. Then:
+  npx governor suite --trace FOLDER/nasa-growth-flash.csv --trace FOLDER/twitter-levels.csv ...`,
+};
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const folder = resolve(process.argv[2] ?? join(root, 'reports', 'held-out'));
+  const { positionals } = scriptArgs(USAGE, { allowPositionals: true });
+  const folder = resolve(positionals[0] ?? join(root, 'reports', 'held-out'));
   mkdirSync(folder, { recursive: true });
   const nasa = read('nasa_http_1995_jul_per_minute.csv');
   const files: [string, number[]][] = [

@@ -28,7 +28,6 @@
  * get it (README, "Prerequisites").
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { createEvaluator } from '#functions/evaluate/evaluate.ts';
@@ -49,6 +48,7 @@ import {
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../tests/support/moto.ts';
+import { numberArg, type ScriptUsage, scriptArgs } from './args.ts';
 import {
   ASL,
   ENDPOINT,
@@ -205,30 +205,36 @@ function keepRunning(moto: MotoServer, lastTick: number, shadow: boolean): void 
   console.log('Ctrl-C stops moto_server.');
 }
 
+const USAGE: ScriptUsage = {
+  script: 'local',
+  synopsis: 'npm run local -- [--minutes N] [--trace FILE] [--shadow] [--keep]',
+  details: `The control plane end to end on this machine, through the real AWS SDK: starts moto_server on a
+free loopback port, creates what a deployed stack has and a demo SageMaker endpoint, replays a
+stretch of a trace minute by minute into moto's CloudWatch and runs the evaluate handler each
+minute, printing every decision. Needs moto_server (pipx install "moto[server]").
+
+  --minutes N    minutes to replay, 1 to 1440 (default 40)
+  --trace FILE   the trace (default: traces/azure_llm_2023_conv_per_minute.csv)
+  --shadow       decide and record in shadow mode, the endpoint left as it is
+                 (what governor shadow-report judges)
+  --keep         leave the seeded moto_server running after the replay (until Ctrl-C) and print
+                 what to export and the governor commands that work against it
+  --help         this text`,
+};
+
 function options() {
-  try {
-    return parseArgs({
-      options: {
-        minutes: { type: 'string', default: '40' },
-        trace: { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        shadow: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    console.error(
-      `local: ${(error as Error).message.split('\n')[0]} (options: --minutes N, --trace FILE, --shadow, --keep)`,
-    );
-    process.exit(2);
-  }
+  return scriptArgs(USAGE, {
+    options: {
+      minutes: { type: 'string', default: '40' },
+      trace: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      shadow: { type: 'boolean', default: false },
+    },
+  }).values;
 }
 
 const values = options();
-const minutes = Number(values.minutes);
-if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
-  console.error(`local: --minutes must be a whole number from 1 to 1440, got "${values.minutes}"`);
-  process.exit(2);
-}
+const minutes = numberArg(USAGE, 'minutes', values.minutes, { min: 1, max: 1440, integer: true })!;
 if (motoBinary() === null) {
   console.error(
     'local: moto_server (the AWS emulator, Python) is not on the PATH: install it with pipx install "moto[server]" (or pip install "moto[server]"; README, "Prerequisites"), or run the handler without it: npx governor invoke evaluate --event events/scheduler-tick.json --policy examples/policy.yaml --metrics events/invoke/chat-llm.json --now event',

@@ -11,7 +11,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_SPOT, runMixBacktest } from '../shared/backtest/mix/run.ts';
 import { SPOTHEDGE } from '../shared/backtest/mix/spothedge.ts';
 import { MIX_BASELINE, mixRows } from '../shared/backtest/mix/table.ts';
@@ -20,8 +19,24 @@ import { referenceScenario } from '../shared/backtest/scenario.ts';
 import { parseTrace } from '../shared/backtest/trace.ts';
 import { parsePolicyText } from '../shared/policy/load.ts';
 import { VARIANTS } from '../shared/suite/variants.ts';
+import { numberArg, type ScriptUsage, scriptArgs, usageExit } from './args.ts';
 
-const { values, positionals } = parseArgs({
+const USAGE: ScriptUsage = {
+  script: 'mix-variants',
+  synopsis: 'node scripts/mix-variants.ts TRACE.csv [--committed-price USD] [--zones N] [--over-provision N]',
+  maxPositionals: 1,
+  details: `Prints the rows of docs/capacity-mix.md's "Measured: every variant" table: governor backtest --spot
+on TRACE under eight of the suite's variants, at the interruption band's rate and at ten times it
+with every reclaim zone-wide.
+
+  --committed-price USD   each run commits what governor commit plans (--committed auto) at this
+                          rate per instance-hour
+  --zones N               zones the reference mix spans, 1 to 3 (default 3: nine pools)
+  --over-provision N      spot.overProvision, instances of spot headroom (default: the policy's)
+  --help                  this text`,
+};
+
+const { values, positionals } = scriptArgs(USAGE, {
   allowPositionals: true,
   options: {
     'committed-price': { type: 'string' },
@@ -29,18 +44,21 @@ const { values, positionals } = parseArgs({
     'over-provision': { type: 'string' },
   },
 });
-const file = positionals[0];
-if (!file)
-  throw new Error(
-    'usage: node scripts/mix-variants.ts TRACE.csv [--committed-price USD] [--zones N] [--over-provision N]',
-  );
+const file = positionals[0] ?? usageExit(USAGE, 'the trace is missing');
+const price = numberArg(USAGE, 'committed-price', values['committed-price'], { min: 0 });
+const zones = numberArg(USAGE, 'zones', values.zones, { min: 1, max: 3, integer: true });
+const overProvision = numberArg(USAGE, 'over-provision', values['over-provision'], { min: 0, integer: true });
 const parsed = parsePolicyText(readFileSync(new URL('../examples/policy.yaml', import.meta.url), 'utf8'));
 if (!parsed.ok) throw new Error('examples/policy.yaml does not validate');
 const target = parsed.policy.targets[0]!;
-const trace = parseTrace(readFileSync(file, 'utf8'), basename(file));
-const price = values['committed-price'] === undefined ? null : Number(values['committed-price']);
-const zones = values.zones === undefined ? null : Number(values.zones);
-const overProvision = values['over-provision'] === undefined ? null : Number(values['over-provision']);
+const trace = (() => {
+  try {
+    return parseTrace(readFileSync(file, 'utf8'), basename(file));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return usageExit(USAGE, e.code === 'ENOENT' ? `no file at ${file}` : e.message.split('\n')[0]!);
+  }
+})();
 const ids = ['reference', 'cold-4', 'cold-15', 'peak-10', 'peak-160', 'delay-2', 'noise-1', 'noise-2'];
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 

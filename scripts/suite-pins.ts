@@ -9,14 +9,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pinsOf } from '../shared/suite/pins.ts';
 import type { SuiteReport } from '../shared/suite/report.ts';
+import { type ScriptUsage, scriptArgs, usageExit } from './args.ts';
 
 const OUT = 'tests/suite/pins.json';
-const file = process.argv[2];
+const USAGE: ScriptUsage = {
+  script: 'suite-pins',
+  synopsis: 'node scripts/suite-pins.ts REPORT.json',
+  maxPositionals: 1,
+  details: `Writes ${OUT} from the JSON report of the default suite run, so tests/suite/bundled.test.ts
+pins every cell's verdict (a win that flips fails):
+  npx governor suite --json reports/suite.json
+  node scripts/suite-pins.ts reports/suite.json`,
+};
+const file =
+  scriptArgs(USAGE, { allowPositionals: true }).positionals[0] ?? usageExit(USAGE, 'the report is missing');
 try {
-  if (!file)
-    throw new Error(
-      'usage: npx node scripts/suite-pins.ts reports/suite.json (from npx governor suite --json)',
-    );
   const report = JSON.parse(readFileSync(file, 'utf8')) as SuiteReport;
   if (!Array.isArray(report.cells) || report.cells.length === 0 || !report.cells[0]?.outcome) {
     throw new Error(`${file} has no cells with a verdict: write it with npx governor suite --json ${file}`);

@@ -8,8 +8,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type ScriptUsage, scriptArgs } from './args.ts';
 
-const template = process.argv[2] ?? 'template.yaml';
+const USAGE: ScriptUsage = {
+  script: 'validate',
+  synopsis: 'npm run validate -- [TEMPLATE]',
+  maxPositionals: 1,
+  details: `Lints TEMPLATE (default template.yaml) with cfn-lint, then runs the project's own template checks
+(shared/deploy/validate.ts); both always run. Exit 1 when either finds a problem, or when cfn-lint
+is missing (pipx install cfn-lint): the project's checks still run.`,
+};
+const template = scriptArgs(USAGE, { allowPositionals: true }).positionals[0] ?? 'template.yaml';
 const OWN_CHECKS = fileURLToPath(new URL('../shared/deploy/validate.ts', import.meta.url));
 
 const CFN_LINT_MISSING =

@@ -13,6 +13,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { mulberry32 } from '../shared/backtest/noise.ts';
+import { numberArg, type ScriptUsage, scriptArgs, usageExit } from './args.ts';
 
 export const YEAR_MINUTES = 365 * 1440;
 const DAY = 1440;
@@ -68,4 +69,32 @@ export function yearTraceCsv(minutes = YEAR_MINUTES, seed = 18): string {
 /** Writes the trace to `file` (a temporary path: a year is too large to commit). */
 export function writeYearTrace(file: string, minutes = YEAR_MINUTES, seed = 18): void {
   writeFileSync(file, yearTraceCsv(minutes, seed));
+}
+
+const USAGE: ScriptUsage = {
+  script: 'year-trace',
+  synopsis: 'node scripts/year-trace.ts OUT.csv [--minutes N] [--seed N]',
+  maxPositionals: 1,
+  details: `Writes a synthetic per-minute trace (minute,requests) to OUT.csv: a year of minutes by default
+(525,600, about 6 MB), shaped like a web or inference service at NASA July 1995's scale (daily
+and weekly cycles, 50 % growth over the trace, flash crowds on about 3 days in 10, count noise).
+The same minutes and seed give the same file on any machine. Then, for example:
+  npx governor backtest --trace OUT.csv
+
+  --minutes N   minutes to write, 1 to 5,256,000 (default 525,600: a year)
+  --seed N      the random seed, a whole number of 0 or more (default 18)`,
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values, positionals } = scriptArgs(USAGE, {
+    allowPositionals: true,
+    options: { minutes: { type: 'string' }, seed: { type: 'string' } },
+  });
+  const out = positionals[0] ?? usageExit(USAGE, 'the file to write is missing');
+  const minutes =
+    numberArg(USAGE, 'minutes', values.minutes, { min: 1, max: 10 * YEAR_MINUTES, integer: true }) ??
+    YEAR_MINUTES;
+  const seed = numberArg(USAGE, 'seed', values.seed, { min: 0, integer: true }) ?? 18;
+  writeYearTrace(out, minutes, seed);
+  console.log(`wrote ${out} (${minutes.toLocaleString('en-US')} minutes, seed ${seed})`);
 }

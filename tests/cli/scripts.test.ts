@@ -1,11 +1,16 @@
 /**
  * The npm scripts that need a tool npm cannot install say how to get it when it is missing
  * (`npm run local`: moto_server; `npm run validate`: cfn-lint), and `npm run local -- --keep`
- * leaves a seeded moto running with a `governor invoke` command that works against it.
+ * leaves a seeded moto running with a `governor invoke` command that works against it. Every
+ * script says how to run it (--help, exit 0) and answers a wrong argument with one line naming
+ * it and the usage, exit 2, before it does anything (scripts/args.ts).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { dirname } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { yearTraceCsv } from '../../scripts/year-trace.ts';
 import { motoGate } from '../support/moto.ts';
 
 const NODE = process.execPath;
@@ -28,8 +33,8 @@ describe('a missing prerequisite is one line saying how to install it', () => {
   it('npm run local with a mistyped option: one line, exit 2', () => {
     const run = spawnSync(NODE, ['scripts/local.ts', '--minute', '1'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(
-      /^local: Unknown option '--minute'.*\(options: --minutes N, --trace FILE, --shadow, --keep\)\n$/,
+    expect(run.stderr).toBe(
+      "local: Unknown option '--minute': did you mean --minutes? (usage: npm run local -- [--minutes N] [--trace FILE] [--shadow] [--keep])\n",
     );
   });
 
@@ -44,6 +49,100 @@ describe('a missing prerequisite is one line saying how to install it', () => {
     expect(run.stderr.trim().split('\n').at(-1)).toBe(
       "validate: cfn-lint (Python) is not on the PATH, so only the project's own checks ran: install it with pipx install cfn-lint (or pip install cfn-lint; macOS: brew install cfn-lint), then run npm run validate again",
     );
+  });
+});
+
+describe('every script says how to run it, and refuses what it cannot read in one line', () => {
+  /** Each script, the start of its synopsis, and one wrong use with the line it must answer. */
+  const scripts = [
+    {
+      file: 'scripts/local.ts',
+      synopsis: 'npm run local -- [--minutes N]',
+      wrong: ['--minutes', '0'],
+      says: '--minutes must be a whole number from 1 to 1440, got "0"',
+    },
+    {
+      file: 'scripts/held-out-traces.ts',
+      synopsis: 'node scripts/held-out-traces.ts [FOLDER]',
+      wrong: ['a', 'b'],
+      says: "takes at most 1 argument, got also 'b'",
+    },
+    {
+      file: 'scripts/mix-variants.ts',
+      synopsis: 'node scripts/mix-variants.ts TRACE.csv',
+      wrong: [resolve('traces/nasa_http_1995_jul_per_minute.csv'), '--zones', '4'],
+      says: '--zones must be a whole number from 1 to 3, got "4"',
+    },
+    {
+      file: 'scripts/suite-pins.ts',
+      synopsis: 'node scripts/suite-pins.ts REPORT.json',
+      wrong: [],
+      says: 'the report is missing',
+    },
+    {
+      file: 'scripts/validate.ts',
+      synopsis: 'npm run validate -- [TEMPLATE]',
+      wrong: ['--strict'],
+      says: "Unknown option '--strict'",
+    },
+    {
+      file: 'scripts/year-trace.ts',
+      synopsis: 'node scripts/year-trace.ts OUT.csv',
+      wrong: ['out.csv', '--seed', '-1'],
+      says: '--seed needs a value',
+    },
+    {
+      file: 'bench/run.ts',
+      synopsis: 'npm run bench -- [NAME]',
+      wrong: ['nope'],
+      says: 'no benchmark matches "nope"',
+    },
+  ];
+
+  it.each(scripts)('$file --help: the usage on stdout, exit 0, nothing written', ({ file, synopsis }) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'governor-script-'));
+    try {
+      const run = spawnSync(NODE, [resolve(file), '--help'], { encoding: 'utf8', cwd });
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout.startsWith(`usage: ${synopsis}`)).toBe(true);
+      // held-out-traces once took --help for its folder and wrote four traces into ./--help.
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it.each(scripts)(
+    '$file with $wrong: one line naming it and the usage, exit 2',
+    ({ file, synopsis, wrong, says }) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'governor-script-'));
+      const run = spawnSync(NODE, [resolve(file), ...wrong], { encoding: 'utf8', cwd });
+      // Refused before anything is written (held-out-traces once wrote into a folder named by it).
+      expect(readdirSync(cwd)).toEqual([]);
+      rmSync(cwd, { recursive: true, force: true });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      const name = file.startsWith('bench/') ? 'bench' : file.slice('scripts/'.length, -'.ts'.length);
+      expect(run.stderr.startsWith(`${name}: ${says}`)).toBe(true);
+      expect(run.stderr).toContain(`(usage: ${synopsis}`);
+      expect(run.stderr.split('\n')).toHaveLength(2);
+    },
+  );
+
+  it('year-trace writes the trace it describes: the same file as yearTraceCsv, any length and seed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-year-'));
+    try {
+      const out = join(dir, 'short.csv');
+      const run = spawnSync(NODE, ['scripts/year-trace.ts', out, '--minutes', '200', '--seed', '3'], {
+        encoding: 'utf8',
+      });
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe(`wrote ${out} (200 minutes, seed 3)\n`);
+      expect(readFileSync(out, 'utf8')).toBe(yearTraceCsv(200, 3));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
