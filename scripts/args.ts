@@ -8,7 +8,7 @@
  */
 import type { ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '#shared/cli/io.ts';
-import { parseOptions } from '#shared/cli/options.ts';
+import { numberOption, parseOptions } from '#shared/cli/options.ts';
 
 export interface ScriptUsage {
   /** The script's name as its messages start: `local`, `held-out-traces`. */
@@ -57,7 +57,7 @@ export function scriptArgs<T extends ParseArgsConfig>(
   }
 }
 
-/** A number option within bounds (whole when `integer`), or one usage line naming it; exit 2. */
+/** A number option within bounds (whole when `integer`, numberOption's check), or one usage line naming it; exit 2. */
 export function numberArg(
   u: Pick<ScriptUsage, 'script' | 'synopsis'>,
   name: string,
@@ -65,18 +65,10 @@ export function numberArg(
   bounds: { min: number; max?: number; integer?: boolean },
 ): number | null {
   if (raw === undefined) return null;
-  const value = Number(raw);
-  const max = bounds.max ?? Number.POSITIVE_INFINITY;
-  const ok =
-    raw.trim() !== '' &&
-    Number.isFinite(value) &&
-    value >= bounds.min &&
-    value <= max &&
-    (!bounds.integer || Number.isInteger(value));
-  if (!ok) {
-    const kind = bounds.integer ? 'a whole number' : 'a number';
-    const range = Number.isFinite(max) ? `from ${bounds.min} to ${max}` : `of ${bounds.min} or more`;
-    usageExit(u, `--${name} must be ${kind} ${range}, got "${raw}"`);
+  try {
+    return numberOption(name, raw, Number.NaN, bounds.min, bounds.max, bounds.integer);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return usageExit(u, error.message);
   }
-  return value;
 }

@@ -39,19 +39,28 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<t
   }
 }
 
-/** A whole or decimal number option within bounds, or a usage error naming the option. */
+/**
+ * A number option within bounds (a whole one when `whole`), or a usage error naming the option.
+ */
 export function numberOption(
   name: string,
   raw: string | undefined,
   fallback: number,
   min: number,
   max = Infinity,
+  whole = false,
 ): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+  if (
+    raw.trim() === '' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (whole && !Number.isInteger(value))
+  ) {
     throw new UsageError(
-      `--${name} must be a number from ${min}${Number.isFinite(max) ? ` to ${max}` : ' up'}, got "${raw}"`,
+      `--${name} must be ${whole ? 'a whole number' : 'a number'} from ${min}${Number.isFinite(max) ? ` to ${max}` : ' up'}, got "${raw}"`,
     );
   }
   return value;
