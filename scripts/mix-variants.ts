@@ -10,14 +10,13 @@
  * --over-provision N sets spot.overProvision (spot headroom; docs/capacity-mix.md).
  */
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { DEFAULT_SPOT, runMixBacktest } from '../shared/backtest/mix/run.ts';
 import { SPOTHEDGE } from '../shared/backtest/mix/spothedge.ts';
 import { MIX_BASELINE, mixRows } from '../shared/backtest/mix/table.ts';
 import { lookaheadMemo } from '../shared/backtest/policies/lookahead.ts';
 import { referenceScenario } from '../shared/backtest/scenario.ts';
-import { parseTrace } from '../shared/backtest/trace.ts';
 import { parsePolicyText } from '../shared/policy/load.ts';
+import { readTraceFile, SuiteInputError } from '../shared/suite/load.ts';
 import { VARIANTS } from '../shared/suite/variants.ts';
 import { numberArg, type ScriptUsage, scriptArgs, usageExit } from './args.ts';
 
@@ -53,10 +52,10 @@ if (!parsed.ok) throw new Error('examples/policy.yaml does not validate');
 const target = parsed.policy.targets[0]!;
 const trace = (() => {
   try {
-    return parseTrace(readFileSync(file, 'utf8'), basename(file));
+    return readTraceFile(file);
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    return usageExit(USAGE, e.code === 'ENOENT' ? `no file at ${file}` : e.message.split('\n')[0]!);
+    if (!(error instanceof SuiteInputError)) throw error;
+    return usageExit(USAGE, error.message);
   }
 })();
 const ids = ['reference', 'cold-4', 'cold-15', 'peak-10', 'peak-160', 'delay-2', 'noise-1', 'noise-2'];
