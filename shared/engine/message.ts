@@ -112,6 +112,13 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     `the error budget is spare (${Math.round((d.headroom?.remaining ?? 0) * 100)} % left, burning ${burn(d.headroom?.fastBurn)}), so load targets stand at ${factor(d)} of the policy's`,
   BudgetExhausted: (d) =>
     `the error budget is spent, so load targets stand at ${factor(d)} of the policy's, the most headroom it allows`,
+  ForecastConfident: (d) => {
+    const r = d.headroom?.forecastRoom;
+    if (!r)
+      return `the forecast has been accurate and the error budget is healthy, so load targets stand at ${factor(d)} of the policy's`;
+    const band = Math.round((r.bandRatio - 1) * 1000) / 10;
+    return `the forecast has been accurate (its p90 ${band} % above its median) and the error budget is healthy, so load targets stand at ${factor(d)} of the policy's, keeping ${r.bandWeight} bands of room below the SLO capacity (written room ${r.writtenRoom.toFixed(2)}x)`;
+  },
   LeadTimeMeasured: (d) =>
     d.leadTime
       ? `planned over the measured ${d.leadTime.minutes}-minute lead time (p90 of ${plural(d.leadTime.samples, 'scale-out')}), above the configured ${d.leadTime.configuredMinutes}`

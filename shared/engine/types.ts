@@ -150,6 +150,7 @@ export const REASON_CODES = [
   'BudgetBurning',
   'BudgetSpare',
   'BudgetExhausted',
+  'ForecastConfident',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -212,6 +213,12 @@ export interface Decision {
     fastBurn: number | null;
     slowBurn: number | null;
     remaining: number;
+    /**
+     * Present when the forecast's measured accuracy set the factor (shared/slo/forecast-room.ts):
+     * the band p90 / p50 of the minute, the written room, the bands kept, and the budget
+     * control's own factor (which the room stood above).
+     */
+    forecastRoom?: { bandRatio: number; writtenRoom: number; bandWeight: number; budgetFactor: number };
   };
 }
 

@@ -34,6 +34,41 @@ export const SloObjectiveSchema = z
   })
   .strict();
 
+/**
+ * Room from the forecast's measured accuracy (shared/slo/forecast-room.ts): while the budget
+ * control stands at 1 or more, the load targets are multiplied, and the forecast floor divided,
+ * by min(maxFactor, room / (1 + bandWeight x (p90 / p50 - 1))), never below 1, where room is the
+ * written room (instanceCapacity.requestsPerMinuteAtSlo over the planned requests per instance)
+ * and p90 / p50 the forecast band of the minute (its own out-of-sample errors).
+ */
+export const ForecastRoomSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Go leaner than written where the forecast has been accurate and the budget is healthy. Needs a forecast and instanceCapacity.requestsPerMinuteAtSlo (otherwise it never applies). false: never.',
+      ),
+    bandWeight: z
+      .number()
+      .min(1, {
+        message:
+          'must be at least 1: below it the fleet keeps less room than one forecast band above the median',
+      })
+      .max(20)
+      .default(4)
+      .describe(
+        'Bands of room kept: the targets stand at the SLO capacity over (1 + bandWeight x (p90 / p50 - 1)). 4 opens on no bundled trace and on a smooth year (docs/slo.md); lower opens sooner.',
+      ),
+    maxFactor: z
+      .number()
+      .min(1)
+      .max(2)
+      .default(1.3)
+      .describe('The leanest the room goes: load targets times at most this (1: never opens).'),
+  })
+  .strict();
+
 /** How the error budget moves headroom: the bounds, the burn-rate windows and the damping. */
 export const SloControlSchema = z
   .object({
@@ -112,6 +147,9 @@ export const SloControlSchema = z
       .max(1440)
       .default(10)
       .describe('Minutes between two loosening steps.'),
+    forecastRoom: ForecastRoomSchema.default(ForecastRoomSchema.parse({})).describe(
+      "Room that follows the forecast's measured accuracy while the budget is healthy (docs/slo.md).",
+    ),
   })
   .strict();
 
@@ -135,3 +173,4 @@ export const SloSchema = z
 export type Slo = z.infer<typeof SloSchema>;
 export type SloObjective = z.infer<typeof SloObjectiveSchema>;
 export type SloControl = z.infer<typeof SloControlSchema>;
+export type ForecastRoom = z.infer<typeof ForecastRoomSchema>;

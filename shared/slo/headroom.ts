@@ -6,10 +6,11 @@
  */
 import { describeDecision } from '../engine/message.ts';
 import { ceilCapacity } from '../engine/signals.ts';
-import type { Decision, DecisionResult } from '../engine/types.ts';
+import type { Decision, DecisionResult, ReasonCode } from '../engine/types.ts';
 import { isLatencySignal, type TargetPolicy } from '../policy/schema.ts';
 import type { BudgetStatus } from './budget.ts';
 import type { HeadroomDecision } from './control.ts';
+import type { RoomDecision } from './forecast-room.ts';
 
 const PERCENT_METRICS = new Set(['gpuUtilization', 'gpuMemoryUtilization']);
 const MAX_PERCENT_TARGET = 95;
@@ -45,19 +46,27 @@ export function annotateDecision(
   policy: TargetPolicy,
   /** false: the message stays as decide() left it (built later, as decide's `sentence: false`). */
   sentence = true,
+  /** The forecast room's decision (./forecast-room.ts), when the target has one. */
+  room?: RoomDecision,
 ): DecisionResult {
+  const opened = room?.opened;
   const decision: Decision = {
     ...result.decision,
     headroom: {
-      factor: h.factor,
+      factor: opened ? room.factor : h.factor,
       reason: h.reason,
       fastBurn: status.fastBurn,
       slowBurn: status.slowBurn,
       remaining: status.remaining,
+      ...(opened ? { forecastRoom: opened } : {}),
     },
   };
-  if (h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted') {
-    decision.reasons = [...decision.reasons, h.reason];
+  const reasons: ReasonCode[] = [];
+  if (h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted')
+    reasons.push(h.reason);
+  if (opened) reasons.push('ForecastConfident');
+  if (reasons.length > 0) {
+    decision.reasons = [...decision.reasons, ...reasons];
     if (sentence) decision.message = describeDecision(decision, policy);
   }
   return { ...result, decision };

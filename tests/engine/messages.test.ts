@@ -352,9 +352,14 @@ describe('decision sentences', () => {
 
   it('the scenarios above reach every reason code, so every code has a tested sentence', () => {
     const reached = new Set(SCENARIOS.flatMap((s) => s.reasons));
-    // The error-budget codes are added by the SLO control around decide(), and their sentences are
+    // The error-budget and forecast-room codes are added by the SLO control around decide(), and their sentences are
     // pinned there (tests/slo/headroom.test.ts).
-    const aroundDecide = new Set<ReasonCode>(['BudgetBurning', 'BudgetSpare', 'BudgetExhausted']);
+    const aroundDecide = new Set<ReasonCode>([
+      'BudgetBurning',
+      'BudgetSpare',
+      'BudgetExhausted',
+      'ForecastConfident',
+    ]);
     expect(REASON_CODES.filter((code) => !reached.has(code) && !aroundDecide.has(code))).toEqual([]);
   });
 
