@@ -20,11 +20,13 @@ import type {
   ReasonCode,
   SignalSnapshot,
 } from '../../engine/types.ts';
+import { bandRatioOf } from '../../floors/forecast.ts';
 import { effectiveLead } from '../../floors/lead-time.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
 import { rescaleNoise } from '../../sizing/noise-model.ts';
 import type { HeadroomState } from '../../slo/control.ts';
+import { forecastRoom, type RoomDecision, writtenRoomOf } from '../../slo/forecast-room.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
 import { SliLedger, type SliSample } from '../../slo/ledger.ts';
 import { sloOf } from '../../slo/objective.ts';
@@ -32,7 +34,7 @@ import { type SloStep, sliSample, stepSlo } from '../../slo/step.ts';
 import type { Datapoint } from '../metrics.ts';
 import type { DecisionMark } from '../types.ts';
 import { ScaleOutClock } from './lead-clock.ts';
-import type { Lookahead } from './lookahead.ts';
+import type { Lookahead, LookaheadFloor } from './lookahead.ts';
 import type { FleetView, Policy } from './types.ts';
 
 /** How each engine metric reads off a datapoint, in the policy's units (k scales requests). */
@@ -104,7 +106,9 @@ export interface GovernorOptions {
 /**
  * The error-budget control as the evaluator runs it: each minute the newly delivered datapoints'
  * latency readings go into the SLI ledger and the headroom moves; the decision is made with the
- * load targets times the factor and the floor divided by it. Null: the target has no objective
+ * load targets times the factor and the floor divided by it, or by the forecast room's factor
+ * where the minute's forecast band earns it (shared/slo/forecast-room.ts), as the evaluator reads
+ * the band stored beside the floor. Null: the target has no objective
  * with control (no latency signal, or control off), and decide() sees the policy as written.
  */
 function budgetControl(target: TargetPolicy) {
@@ -118,8 +122,28 @@ function budgetControl(target: TargetPolicy) {
   let seen = 0;
   let state: HeadroomState | undefined;
   const targets = new Map<number, TargetPolicy>();
+  const writtenRoom = writtenRoomOf(target);
+  let lastRoom: { factor: number; target: TargetPolicy } | null = null;
+  /** The target under a factor: the budget's kept by value, the room's one at a time (it moves with the band). */
+  const scaledTarget = (room: RoomDecision): TargetPolicy => {
+    const f = room.factor;
+    if (room.opened) {
+      if (lastRoom?.factor !== f) lastRoom = { factor: f, target: withHeadroom(target, f) };
+      return lastRoom.target;
+    }
+    let scaled = targets.get(f);
+    if (!scaled) {
+      scaled = withHeadroom(target, f);
+      targets.set(f, scaled);
+    }
+    return scaled;
+  };
   return {
-    step(view: FleetView): { step: SloStep; target: TargetPolicy } {
+    /** bandRatio: the forecast band of the minute (p90 / p50), null without one. */
+    step(
+      view: FleetView,
+      bandRatio: number | null,
+    ): { step: SloStep; room: RoomDecision; target: TargetPolicy } {
       const samples: SliSample[] = [];
       for (; seen < view.metrics.count; seen++) {
         // One field at a time: no datapoint object built per simulated minute.
@@ -134,13 +158,13 @@ function budgetControl(target: TargetPolicy) {
       }
       const step = stepSlo(ledger, state, samples, withControl, view.now);
       state = step.headroom.state;
-      const f = step.headroom.factor;
-      let scaled = targets.get(f);
-      if (!scaled) {
-        scaled = withHeadroom(target, f);
-        targets.set(f, scaled);
-      }
-      return { step, target: scaled };
+      const room = forecastRoom({
+        factor: step.headroom.factor,
+        bandRatio,
+        room: control.forecastRoom,
+        writtenRoom,
+      });
+      return { step, room, target: scaledTarget(room) };
     },
   };
 }
@@ -160,15 +184,23 @@ export function governorPolicy(options: GovernorOptions): Policy {
   let spotHeadroom = 0;
   let floors = { committed: 0, lossCover: 0 };
   const step = (view: FleetView, minute: number): number => {
-    const slo = budget?.step(view);
-    const factor = slo?.step.headroom.factor ?? 1;
-    const policy = slo?.target ?? target;
-    const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
     if (clock.observe(view.ready, view.now)) lead = effectiveLead(configuredLead, clock.samples);
+    let floor: LookaheadFloor | undefined;
     if (lookahead) {
       lookahead.setLeadMinutes(lead.minutes);
       lookahead.update(view.metrics, minute);
-      const floor = lookahead.floorAt(minute);
+      floor = lookahead.floorAt(minute);
+    }
+    // The forecast band of the minute (the one its floor was planned from), for the room.
+    const band =
+      floor?.kind === 'forecast' && lookahead
+        ? bandRatioOf(lookahead.p50[minute]!, lookahead.p90[minute]!)
+        : null;
+    const slo = budget?.step(view, band);
+    const factor = slo?.room.factor ?? 1;
+    const policy = slo?.target ?? target;
+    const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
+    if (lookahead) {
       if (floor?.kind === 'forecast') {
         snapshot.forecastFloor = {
           capacity: floorWithHeadroom(floor.capacity, factor),
@@ -198,7 +230,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
     // The sentence is built for scaling actions only, the ones the report shows.
     const decided = decide(state, snapshot, policy, view.now, { sentence: false });
     const result = slo
-      ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy, false)
+      ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy, false, slo.room)
       : decided;
     clock.decided(result.decision.currentCapacity, result.decision.desiredCapacity, view.now);
     state = result.state;
