@@ -64,10 +64,12 @@ export function attempt(
   const window = pendingWindowMs(t);
   const desired = effectiveDesired(capacity.desired, stored.pending, ctx.now, window);
   const readings = inp.readings ?? { readings: {} };
-  // The error budget's step: its factor scales the load targets and the floor below.
-  const slo = stepTargetSlo(t, stored.slo, readings.readings, capacity.ready, ctx.now);
   // The floor schedule's step for now; none when stale, not started or forecasting is off.
   const floor = pickFloor(t, stored.forecastFloor, ctx.now);
+  // The error budget's step (and the forecast room, from the floor step's band): its factor
+  // scales the load targets and the floor below.
+  const band = floor.kind === 'floor' ? floor.bandRatio : null;
+  const slo = stepTargetSlo(t, stored.slo, readings.readings, capacity.ready, ctx.now, band);
   // A level floor is the last level plus its noise, planned over no lead: none to report.
   const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
   // The capacity mix: the loss cover of the forecast under the plan in force, and the budget's ceiling.
@@ -135,6 +137,7 @@ export function attempt(
             computedAt: floor.computedAt,
             kind: floor.floorKind,
             ...(floor.fallback ? { fallback: floor.fallback } : {}),
+            ...(floor.bandRatio !== null ? { bandRatio: floor.bandRatio } : {}),
           }
         : null,
     leadTime: lead,

@@ -5,7 +5,9 @@
  * 1. the SLI minute from the latency reading already read (shared/state/slo.ts);
  * 2. stepSlo over the ledger and headroom stored in the target's state item (`slo`): record the
  *    minute, read the budget, move the factor (shared/slo/step.ts);
- * 3. the engine decides with withHeadroom(target, factor) and the forecast floor divided by the
+ * 3. the forecast room (shared/slo/forecast-room.ts): where the floor's step stores a narrow band
+ *    and the budget's factor is 1 or more, the factor may stand higher (at most maxFactor);
+ * 4. the engine decides with withHeadroom(target, factor) and the forecast floor divided by the
  *    factor (0.85: a floor of 10 becomes 12), and the decision is annotated with the headroom.
  *
  * Only for targets whose sloOf(target).control is not null (a latency signal, control enabled);
@@ -17,6 +19,7 @@
 import type { DecisionResult } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { TargetReadings } from '../../shared/signals/readings.ts';
+import { forecastRoom, type RoomDecision, writtenRoomOf } from '../../shared/slo/forecast-room.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../shared/slo/headroom.ts';
 import { SliLedger } from '../../shared/slo/ledger.ts';
 import { describeObjective, sloOf } from '../../shared/slo/objective.ts';
@@ -26,8 +29,11 @@ import { budgetAtRisk, type SloInput, type StoredSlo, sliSampleOf } from '../../
 export interface TargetSlo {
   /** The policy the engine decides with: load targets times the factor (latency guards as written). */
   policy: TargetPolicy;
+  /** The factor the targets stand at: the budget control's, or the forecast room's above it. */
   factor: number;
   step: SloStep;
+  /** The forecast room's decision (opened: it set the factor). */
+  room: RoomDecision;
   /** What the claim writes back under `slo`. */
   write: StoredSlo;
   /** The step changed what is stored (a new minute, or a new headroom state). */
@@ -51,6 +57,8 @@ export function stepTargetSlo(
   readings: TargetReadings['readings'],
   ready: number,
   now: number,
+  /** The forecast band of the floor's step (pickFloor's bandRatio): null without one. */
+  bandRatio: number | null = null,
 ): TargetSlo | null {
   const slo = sloOf(t);
   const { control, sli } = slo;
@@ -62,10 +70,17 @@ export function stepTargetSlo(
   const step = stepSlo(ledger, stored?.headroom, sample ? [sample] : [], { ...slo, control }, now);
   const write: StoredSlo = { ledger: ledger.toJSON(), headroom: step.headroom.state };
   const { status } = step;
-  return {
-    policy: withHeadroom(t, step.headroom.factor),
+  const room = forecastRoom({
     factor: step.headroom.factor,
+    bandRatio,
+    room: control.forecastRoom,
+    writtenRoom: writtenRoomOf(t),
+  });
+  return {
+    policy: withHeadroom(t, room.factor),
+    factor: room.factor,
     step,
+    room,
     write,
     changed: step.recorded > 0 || !sameHeadroom(stored?.headroom, write.headroom),
     input: {
@@ -90,4 +105,4 @@ export const floorUnder = (capacity: number, s: TargetSlo | null): number =>
 
 /** The engine's result with the headroom it was decided under (the identity without control). */
 export const annotated = (result: DecisionResult, s: TargetSlo | null): DecisionResult =>
-  s ? annotateDecision(result, s.step.headroom, s.step.status, s.policy) : result;
+  s ? annotateDecision(result, s.step.headroom, s.step.status, s.policy, true, s.room) : result;

@@ -35,6 +35,8 @@ export interface RecordInputs {
     kind?: 'forecast' | 'level';
     /** The simpler forecaster the floor came from, when the forecast fell back to one. */
     fallback?: 'recent-level' | 'naive-day';
+    /** The step's forecast band, p90 / p50, when the floor stores one (the forecast room reads it). */
+    bandRatio?: number;
   } | null;
   /**
    * The lead time the applied floor was planned over (null with no floor): the policy's

@@ -89,6 +89,19 @@ export const noiseUsed = (n: FloorNoise | undefined) =>
     : {};
 
 /**
+ * A forecast band as the forecast room reads it (shared/slo/forecast-room.ts): p90 / p50, or null
+ * where the median is not positive (no demand forecast: no room).
+ */
+export const bandRatioOf = (p50: number, p90: number): number | null =>
+  p50 > 0 && Number.isFinite(p90) ? p90 / p50 : null;
+
+/** A step's band as stored: p90 / p50 rounded up to 0.001 (never narrower than measured), null without a median. */
+function storedRatio(p50: number, p90: number): number | null {
+  const r = bandRatioOf(p50, p90);
+  return r === null ? null : Math.ceil(r * 1000 - 1e-9) / 1000;
+}
+
+/**
  * A forecast to the floor schedule stored in the state item. Each step needs the larger of the
  * quantile at requestsPerInstance and the median plus its noise at the SLO capacity (stepNeeds,
  * as the backtest plans it), held in blocks as the backtest holds it (heldSchedule). Worked example: p50 and p90 of 100 requests a minute, 100 per
@@ -115,6 +128,7 @@ export function floorSchedule(inp: FloorInputs): ForecastFloor {
     configuredLeadTimeMinutes: inp.lead?.configuredMinutes ?? inp.leadTimeMinutes,
     leadSamples: inp.lead?.samples ?? 0,
     capacities: heldSchedule(needs, inp.forecast.origin, inp.leadTimeMinutes, inp.scaling),
+    bandRatios: Array.from(q.p50, (p50, i) => storedRatio(p50, q.p90[i]!)),
     ...noiseUsed(inp.noise),
     ...(inp.forecast.fallback ? { fallback: inp.forecast.fallback.to } : {}),
   };
@@ -144,6 +158,8 @@ export type FloorPick =
       floorKind: 'forecast' | 'level';
       /** The simpler forecaster a forecast floor came from (ForecastFallback), when it fell back. */
       fallback?: 'recent-level' | 'naive-day';
+      /** The step's forecast band, p90 / p50; null for a level floor or one stored without it. */
+      bandRatio: number | null;
     }
   | { kind: 'none'; reason: 'ForecastDisabled' | 'NoFloor' | 'Stale' | 'NotStarted' | 'PastEnd' };
 
@@ -185,6 +201,7 @@ export function pickFloor(t: TargetPolicy, floor: ForecastFloor | undefined, now
     lead: floorLead(floor),
     floorKind: floor.kind ?? 'forecast',
     ...(floor.fallback ? { fallback: floor.fallback } : {}),
+    bandRatio: floor.kind === 'level' ? null : (floor.bandRatios?.[step] ?? null),
   };
 }
 

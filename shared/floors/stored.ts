@@ -46,6 +46,12 @@ export const ForecastFloorSchema = z.looseObject({
       samples: z.number().int().min(0),
     })
     .optional(),
+  /**
+   * The forecast band of each step, p90 / p50 (rounded up to 0.001; null where the median is 0),
+   * for the forecast room (shared/slo/forecast-room.ts). Absent on level floors and on floors
+   * written before the room: it stays closed.
+   */
+  bandRatios: z.array(z.number().min(0).nullable()).optional(),
   /** A level floor's level: the median of the last noise.levelMinutes minutes, requests a minute. */
   level: z.number().min(0).optional(),
 });

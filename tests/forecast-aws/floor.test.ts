@@ -149,7 +149,29 @@ describe('floorSchedule', () => {
       configuredLeadTimeMinutes: 10,
       leadSamples: 0,
       capacities: [9, 9, 9, 9, 9, 4],
+      bandRatios: [250, 320, 610, 900, 880, 400],
     });
+  });
+
+  it("stores each step's band, p90 / p50 rounded up to 0.001, null where the median is 0", () => {
+    const fc = forecastOf([100, 300, 0, 7], [104, 301, 5, 7]);
+    const floor = floorSchedule({
+      forecast: fc,
+      quantile: 'p50',
+      leadTimeMinutes: 10,
+      requestsPerInstance: 100,
+      scaling,
+      computedAt: T0,
+    });
+    // 1.04 stays 1.04 (float noise ignored), 301 / 300 = 1.00333 goes up to 1.004, 7 / 7 is 1.
+    expect(floor.bandRatios).toEqual([1.04, 1.004, null, 1]);
+    const t = target({ refreshMinutes: 60 });
+    expect(pickFloor(t, floor, T0 + 5 * MIN + 1)).toMatchObject({ kind: 'floor', bandRatio: 1.004 });
+    expect(pickFloor(t, floor, T0 + 10 * MIN)).toMatchObject({ kind: 'floor', bandRatio: null });
+    // A floor stored before the band, and a level floor, read as no band: the room stays closed.
+    const { bandRatios: _, ...older } = floor;
+    expect(pickFloor(t, older, T0)).toMatchObject({ kind: 'floor', bandRatio: null });
+    expect(pickFloor(t, { ...floor, kind: 'level' }, T0)).toMatchObject({ kind: 'floor', bandRatio: null });
   });
 
   it('stores which simpler forecaster a fallback forecast came from, for the ForecastFallback reason', () => {
