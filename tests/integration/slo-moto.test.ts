@@ -13,39 +13,27 @@
  * minutes and the headroom the pure control reaches over the same minutes; the audit items carry
  * it on each decision; the EMF lines carry the attainment and the burn rates.
  */
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SageMakerClient } from '@aws-sdk/client-sagemaker';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, Handler } from 'aws-lambda';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DecisionRecord } from '#shared/apply/records.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { sliSample, stepSlo } from '#shared/slo/step.ts';
 import { decodeState } from '#shared/state/item.ts';
+import { type MotoServer, motoGate, putVariantMinute, startMoto, TEST_REGION } from '../support/moto.ts';
 import {
-  awsTestConfig,
-  createDemoEndpoint,
-  createStateTable,
-  importHandlerOnMoto,
-  type MotoServer,
-  motoGate,
-  putDatapoints,
-  putStringParameter,
-  putVariantMinute,
-  startMoto,
-  TEST_ACCOUNT,
-  TEST_REGION,
-} from '../support/moto.ts';
+  decisionRecords,
+  EVALUATE_CONTEXT,
+  EVALUATE_NAMES,
+  evaluateStackOnMoto,
+  putServerP95,
+  schedulerTick,
+  serverP95Signal,
+  withFakeDateAndEmf,
+} from '../support/moto-evaluate-handler.ts';
 
 const gate = motoGate();
-const TABLE = 'governor-state';
-const POLICY_NAME = '/governor/policy';
-const KILL_NAME = '/governor/kill-switch';
 const ENDPOINT = 'chat-llm-prod';
 const MIN = 60_000;
 /** A minute start well in the past of any real clock, so nothing here is read as the future. */
@@ -61,28 +49,9 @@ targets:
     scaling: { minCapacity: 1, maxCapacity: 10 }
     signals:
       - { metric: invocationsPerInstance, target: 84, tolerance: 0.25 }
-      - metric: p95LatencyMs
-        sloMs: 2000
-        tolerance: 0.5
-        cloudwatch: { namespace: Demo/LLM, metricName: P95LatencyMs, dimensions: { EndpointName: ${ENDPOINT} }, statistic: Maximum }
+${serverP95Signal(ENDPOINT)}
     slo: { objective: { minutes: 0.995 }, windowDays: 30 }
 `;
-
-const context = {
-  functionName: 'governor-evaluate',
-  invokedFunctionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:governor-evaluate`,
-  awsRequestId: 'req-moto',
-  getRemainingTimeInMillis: () => 60_000,
-} as unknown as Context;
-
-const tick = (id: string, at: number) => ({
-  'detail-type': 'Scheduled Event',
-  source: 'aws.scheduler',
-  account: TEST_ACCOUNT,
-  region: TEST_REGION,
-  id,
-  time: new Date(at).toISOString(),
-});
 
 /** The pure control over the same minutes (as the backtest steps it): the headroom after each. */
 function pureHeadroom() {
@@ -109,80 +78,35 @@ function pureHeadroom() {
 describe.skipIf(!gate.available)('the error budget on moto, through the evaluate handler', () => {
   let moto: MotoServer;
   let doc: DynamoDBDocumentClient;
-  let cw: CloudWatchClient;
-  let handler: Handler;
   const emf: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     moto = await startMoto();
-    const config = awsTestConfig(moto.endpoint);
-    await createStateTable(new DynamoDBClient(config), TABLE);
-    doc = DynamoDBDocumentClient.from(new DynamoDBClient(config));
-    cw = new CloudWatchClient(config);
-    const ssm = new SSMClient(config);
-    await putStringParameter(ssm, POLICY_NAME, POLICY);
-    await putStringParameter(ssm, KILL_NAME, 'off');
-    await createDemoEndpoint(new SageMakerClient(config), ENDPOINT, 2);
-    ({ handler } = await importHandlerOnMoto(
-      moto,
-      {
-        POLICY_PARAMETER_NAME: POLICY_NAME,
-        STATE_TABLE_NAME: TABLE,
-        KILL_SWITCH_PARAMETER_NAME: KILL_NAME,
-        SCALE_STATE_MACHINE_ARN: `arn:aws:states:${TEST_REGION}:${TEST_ACCOUNT}:stateMachine:governor-scale-target`,
-        GOVERNOR_MODE: 'shadow',
-        POWERTOOLS_METRICS_NAMESPACE: 'Governor',
-        POWERTOOLS_SERVICE_NAME: 'governor',
-      },
-      async () => (await import('#functions/evaluate/handler.ts')) as unknown as { handler: Handler },
-    ));
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      for (const line of String(chunk).split('\n'))
-        if (line.includes('"_aws"')) emf.push(JSON.parse(line) as Record<string, unknown>);
-      return true;
-    });
-    try {
+    const stack = await evaluateStackOnMoto(moto, POLICY, ENDPOINT);
+    doc = stack.doc;
+    await withFakeDateAndEmf(emf, async () => {
       for (const [i, ms] of LATENCY.entries()) {
         const minute = T0 + i * MIN;
-        await putVariantMinute(cw, ENDPOINT, minute, { invocationsPerInstance: 80 });
-        await putDatapoints(cw, 'Demo/LLM', [
-          {
-            MetricName: 'P95LatencyMs',
-            Dimensions: [{ Name: 'EndpointName', Value: ENDPOINT }],
-            Timestamp: new Date(minute + 30_000),
-            Value: ms,
-            Unit: 'Milliseconds',
-          },
-        ]);
+        await putVariantMinute(stack.cw, ENDPOINT, minute, { invocationsPerInstance: 80 });
+        await putServerP95(stack.cw, ENDPOINT, minute, ms);
         // The tick 5 s into the next minute reads this one, as the scheduler's would.
         vi.setSystemTime(minute + MIN + 5_000);
-        await handler(tick(`slo-${i}`, Date.now()), context, () => {});
+        await stack.handler(schedulerTick(`slo-${i}`, Date.now()), EVALUATE_CONTEXT, () => {});
       }
-    } finally {
-      out.mockRestore();
-      vi.useRealTimers();
-    }
+    });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
     await moto?.stop();
   });
 
-  const audits = async () =>
-    (
-      await doc.send(
-        new QueryCommand({
-          TableName: TABLE,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :decision)',
-          ExpressionAttributeValues: { ':pk': 'TARGET#chat-llm', ':decision': 'DECISION#' },
-        }),
-      )
-    ).Items as unknown as DecisionRecord[];
+  const audits = () => decisionRecords(doc, 'chat-llm');
 
   it('keeps the eight minutes and the pure control’s headroom in the state item', async () => {
     const item = (
-      await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: 'TARGET#chat-llm', sk: 'STATE' } }))
+      await doc.send(
+        new GetCommand({ TableName: EVALUATE_NAMES.table, Key: { pk: 'TARGET#chat-llm', sk: 'STATE' } }),
+      )
     ).Item;
     const state = decodeState(item);
     expect(state.problems).toEqual([]);
@@ -195,7 +119,7 @@ describe.skipIf(!gate.available)('the error budget on moto, through the evaluate
   });
 
   it('records each decision with the headroom it was made under, the burn visible on the record', async () => {
-    const records = (await audits()).sort((a, b) => a.at.localeCompare(b.at));
+    const records = await audits();
     const pure = pureHeadroom();
     expect(records.map((r) => r.outcome)).toEqual(new Array(8).fill('shadow'));
     expect(records.map((r) => r.decision!.headroom!.factor)).toEqual(pure.map((h) => h.factor));

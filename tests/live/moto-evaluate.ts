@@ -10,18 +10,12 @@ import { awsPorts } from '#functions/evaluate/ports.ts';
 import { createClients } from '#shared/aws/clients.ts';
 import { localConfig } from '#shared/cli/invoke.ts';
 import { captureTelemetry } from '../functions/support.ts';
-import { TEST_ACCOUNT, TEST_CREDENTIALS, TEST_REGION } from '../support/moto.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from '../support/moto.ts';
+import { schedulerTick } from '../support/moto-evaluate-handler.ts';
 import type { StackNames } from './moto-stack.ts';
 
 /** A scheduler tick as the deployed schedule sends it, at `at`. */
-export const liveTick = (id: string, at: number) => ({
-  'detail-type': 'Scheduled Event',
-  source: 'aws.scheduler',
-  account: TEST_ACCOUNT,
-  region: TEST_REGION,
-  id,
-  time: new Date(at).toISOString(),
-});
+export const liveTick = schedulerTick;
 
 /** Evaluates one tick at `now` (active mode unless `env` says GOVERNOR_MODE: shadow). */
 export function evaluatorOnStack(endpoint: string, names: StackNames, env: Record<string, string> = {}) {
