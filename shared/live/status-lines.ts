@@ -40,6 +40,9 @@ function sloText(s: SloSummary): string {
     s.fastBurn === null ? null : `fast burn ${s.fastBurn.toFixed(2)}`,
     s.slowBurn === null ? null : `slow burn ${s.slowBurn.toFixed(2)}`,
     s.headroomFactor === null ? null : `headroom factor ${s.headroomFactor}`,
+    s.forecastRoom === null
+      ? null
+      : `forecast room open: targets at ${s.forecastRoom.factor.toFixed(2)}x (band ${pct(s.forecastRoom.bandRatio - 1)})`,
   ].filter((x) => x !== null);
   return `${s.objective}: ${attained}; ${pct(Math.max(-9.99, s.budgetLeft))} of the budget left${burns.length > 0 ? `; ${burns.join(', ')}` : ''}`;
 }

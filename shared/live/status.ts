@@ -13,8 +13,9 @@ import type { SpotState } from '../interruptions/state.ts';
 import type { MixState } from '../mix/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { budgetStatus } from '../slo/budget.ts';
+import { forecastRoom, writtenRoomOf } from '../slo/forecast-room.ts';
 import { SliLedger } from '../slo/ledger.ts';
-import { describeObjective, sloOf } from '../slo/objective.ts';
+import { describeObjective, type ResolvedSlo, sloOf } from '../slo/objective.ts';
 import type { StoredState } from '../state/item.ts';
 import { type TimelineRow, timelineRow } from './decisions.ts';
 import { describeSwitch } from './switch.ts';
@@ -69,7 +70,8 @@ export interface TargetStatus {
   lastDecision: TimelineRow | null | { problem: string };
   pending: { decisionId: string; desiredCapacity: number; at: string } | null;
   inFlight: { name: string; since: string }[] | null | { problem: string };
-  forecastFloor: { capacity: number; until: string } | null;
+  /** The floor's step now; bandRatio: its forecast band, p90 / p50 (null: a level floor, or none stored). */
+  forecastFloor: { capacity: number; until: string; bandRatio: number | null } | null;
   warmPool: WarmPool | null | { problem: string };
   failover:
     | {
@@ -106,6 +108,8 @@ export interface SloSummary {
   fastBurn: number | null;
   slowBurn: number | null;
   headroomFactor: number | null;
+  /** The forecast room's factor now, from the floor step's band, when it opens above headroomFactor; else null. */
+  forecastRoom: { factor: number; bandRatio: number } | null;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -123,7 +127,12 @@ export function resourceOf(t: TargetPolicy): string {
 }
 
 /** The error budget as the evaluator reads it, at `now`; null without an SLI or a stored ledger. */
-export function sloSummary(t: TargetPolicy, stored: StoredState['slo'], now: number): SloSummary | null {
+export function sloSummary(
+  t: TargetPolicy,
+  stored: StoredState['slo'],
+  now: number,
+  bandRatio: number | null = null,
+): SloSummary | null {
   const slo = sloOf(t);
   if (!slo.sli) return null;
   const fast = slo.control?.fastWindowMinutes ?? 5;
@@ -142,7 +151,20 @@ export function sloSummary(t: TargetPolicy, stored: StoredState['slo'], now: num
     fastBurn: status.fastBurn,
     slowBurn: status.slowBurn,
     headroomFactor: stored?.headroom.factor ?? null,
+    forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, bandRatio),
   };
+}
+
+/** The forecast room the evaluator would open now (shared/slo/forecast-room.ts), or null. */
+function roomNow(
+  t: TargetPolicy,
+  control: ResolvedSlo['control'],
+  factor: number,
+  bandRatio: number | null,
+): SloSummary['forecastRoom'] {
+  if (!control || bandRatio === null) return null;
+  const room = forecastRoom({ factor, bandRatio, room: control.forecastRoom, writtenRoom: writtenRoomOf(t) });
+  return room.opened ? { factor: room.factor, bandRatio } : null;
 }
 
 function failoverView(f: FailoverReads | null): TargetStatus['failover'] {
@@ -179,7 +201,11 @@ function floorNow(state: StoredState, now: number): TargetStatus['forecastFloor'
   const step = Math.floor((now - f.startsAt) / (f.stepMinutes * 60_000));
   const capacity = f.capacities[step];
   if (step < 0 || capacity === undefined) return null;
-  return { capacity, until: iso(f.startsAt + f.capacities.length * f.stepMinutes * 60_000) };
+  return {
+    capacity,
+    until: iso(f.startsAt + f.capacities.length * f.stepMinutes * 60_000),
+    bandRatio: f.kind === 'level' ? null : (f.bandRatios?.[step] ?? null),
+  };
 }
 
 export function targetStatus(reads: StatusReads, killSwitch: string | null, now: number): TargetStatus {
@@ -220,7 +246,7 @@ export function targetStatus(reads: StatusReads, killSwitch: string | null, now:
               spot: spotSummary(reads.mix.value.spot, now),
             }
           : { problem: reads.mix.problem },
-    slo: sloSummary(t, state?.slo, now),
+    slo: sloSummary(t, state?.slo, now, (state && floorNow(state, now)?.bandRatio) ?? null),
     problems: [...(reads.state.ok ? reads.state.value.problems : [`state item: ${reads.state.problem}`])],
   };
 }

@@ -88,3 +88,57 @@ describe('governor status, one target', () => {
     );
   });
 });
+
+describe('governor status, the forecast room', () => {
+  const [roomTarget] = policyOrThrow({
+    version: 1,
+    targets: [
+      {
+        ...target!,
+        instanceCapacity: { requestsPerMinuteAtSlo: 150 },
+        signals: [
+          { metric: 'invocationsPerInstance', target: 84 },
+          { metric: 'p95LatencyMs', sloMs: 2000 },
+        ],
+        forecast: { quantile: 'p50', requestsPerInstance: 84 },
+      },
+    ],
+  }).targets;
+  const floor = (bandRatios: (number | null)[]) => ({
+    kind: 'forecast',
+    quantile: 'p50',
+    computedAt: now - 60_000,
+    startsAt: now - 5 * 60_000,
+    stepMinutes: 5,
+    leadTimeMinutes: 10,
+    capacities: [2, 3, 3],
+    bandRatios,
+  });
+  const status = (bandRatios: (number | null)[]) =>
+    targetStatus(
+      reads({
+        target: roomTarget!,
+        state: { ok: true, value: decodeState({ version: 3, forecastFloor: floor(bandRatios) }) },
+      }),
+      'off',
+      now,
+    );
+
+  it("says the room is open when the floor step's band is narrow, with the factor the targets stand at", () => {
+    const s = status([1.3, 1.05, 1.3]);
+    expect(s.forecastFloor).toMatchObject({ capacity: 3, bandRatio: 1.05 });
+    expect(s.slo?.forecastRoom).toEqual({ factor: 1.3, bandRatio: 1.05 });
+    expect(statusLines(s).find((l) => l.startsWith('  slo'))).toContain(
+      '; forecast room open: targets at 1.30x (band 5.00 %)',
+    );
+  });
+
+  it.each([
+    { case: 'a wide band', bands: [1.05, 1.3, 1.05] },
+    { case: 'a step without a median', bands: [1.05, null, 1.05] },
+  ])('says nothing of it with $case', ({ bands }) => {
+    const s = status(bands);
+    expect(s.slo?.forecastRoom).toBeNull();
+    expect(statusLines(s).join('\n')).not.toContain('forecast room');
+  });
+});
