@@ -314,7 +314,7 @@ describe.skipIf(!gate.available)('governor status on a moto-deployed stack', () 
       / {2}routing {8}weights us-east-1 50, us-west-2 50 \(intent, last applied\); route53-weighted says us-east-1 90, us-west-2 10/,
     );
     expect(text).toMatch(
-      / {2}slo {12}99\.5 % of minutes within the SLO over 30 days: 96\.00 % attained over 100 minutes \(4 bad\); .* headroom factor 0\.9/,
+      / {2}slo {12}99\.5 % of minutes within the SLO over 30 days: 96\.00 % attained over 100 minutes \(4 bad\); .* slow burn 8\.00, headroom factor 0\.9/,
     );
     expect(text).toMatch(/ {2}warm pool {6}min 1, max prepared group max \(Stopped\)/);
     expect(text).toMatch(
