@@ -5,8 +5,9 @@
  * 1. the SLI minute from the latency reading already read (shared/state/slo.ts);
  * 2. stepSlo over the ledger and headroom stored in the target's state item (`slo`): record the
  *    minute, read the budget, move the factor (shared/slo/step.ts);
- * 3. the forecast room (shared/slo/forecast-room.ts): where the floor's step stores a narrow band
- *    and the budget's factor is 1 or more, the factor may stand higher (at most maxFactor);
+ * 3. the forecast room (shared/slo/forecast-room.ts): where the floor's step stores a narrow band,
+ *    the budget's factor is 1 or more and both burn windows are calm, the factor may stand higher
+ *    (at most maxFactor);
  * 4. the engine decides with withHeadroom(target, factor) and the forecast floor divided by the
  *    factor (0.85: a floor of 10 becomes 12), and the decision is annotated with the headroom.
  *
@@ -75,6 +76,7 @@ export function stepTargetSlo(
     bandRatio,
     room: control.forecastRoom,
     writtenRoom: writtenRoomOf(t),
+    burn: step.status,
   });
   return {
     policy: withHeadroom(t, room.factor),

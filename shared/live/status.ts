@@ -13,7 +13,7 @@ import type { SpotState } from '../interruptions/state.ts';
 import type { MixState } from '../mix/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { budgetStatus } from '../slo/budget.ts';
-import { forecastRoom, writtenRoomOf } from '../slo/forecast-room.ts';
+import { forecastRoom, type RoomInput, writtenRoomOf } from '../slo/forecast-room.ts';
 import { SliLedger } from '../slo/ledger.ts';
 import { describeObjective, type ResolvedSlo, sloOf } from '../slo/objective.ts';
 import type { StoredState } from '../state/item.ts';
@@ -141,7 +141,7 @@ export function sloSummary(
     ? SliLedger.fromJSON(stored.ledger, fast, slo.windowMinutes)
     : new SliLedger(fast, slo.windowMinutes);
   ledger.advanceTo(Math.floor(now / 60_000));
-  const status = budgetStatus(ledger, slo, slow, now);
+  const status = budgetStatus(ledger, slo, slow, Math.floor(now / 60_000));
   return {
     objective: describeObjective(slo),
     attainment: status.attainment,
@@ -151,7 +151,7 @@ export function sloSummary(
     fastBurn: status.fastBurn,
     slowBurn: status.slowBurn,
     headroomFactor: stored?.headroom.factor ?? null,
-    forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, bandRatio),
+    forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, bandRatio, status),
   };
 }
 
@@ -161,9 +161,16 @@ function roomNow(
   control: ResolvedSlo['control'],
   factor: number,
   bandRatio: number | null,
+  burn: RoomInput['burn'],
 ): SloSummary['forecastRoom'] {
   if (!control || bandRatio === null) return null;
-  const room = forecastRoom({ factor, bandRatio, room: control.forecastRoom, writtenRoom: writtenRoomOf(t) });
+  const room = forecastRoom({
+    factor,
+    bandRatio,
+    room: control.forecastRoom,
+    writtenRoom: writtenRoomOf(t),
+    burn,
+  });
   return room.opened ? { factor: room.factor, bandRatio } : null;
 }
 

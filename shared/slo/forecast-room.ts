@@ -10,7 +10,9 @@
  * of the policy's, and the forecast floor at 1 / m of it, where writtenRoom is
  * instanceCapacity.requestsPerMinuteAtSlo over the planned requests per instance and p90 / p50
  * the forecast band of the minute (the forecaster's own out-of-sample errors, as the floor
- * schedule stores them). So a target never stands above the SLO capacity over (1 + bandWeight
+ * schedule stores them), while both burn-rate windows run below 1 (at 99.5 %: no bad minute in
+ * the last hour, at most one in the last six). So a target never stands above the SLO capacity
+ * over (1 + bandWeight
  * bands): at a band of 4 % and bandWeight 4, 120 / 1.16 = 103 requests a minute, m = 1.38, capped
  * at 1.3 (97.5). Below 1 the room is closed: it only ever takes room away where the forecast has
  * earned it, never adds any (the budget control does that).
@@ -18,7 +20,11 @@
  * It opens on no bundled trace at bandWeight 4 (their bands are too wide, or their budget is
  * being spent) and on a smooth synthetic year, which it turns from a loss against target
  * tracking's best target into a win (docs/slo.md has the tables). The room closes the minute the
- * budget control tightens (a factor under 1). Pure: the band, factor and policy in, a number out.
+ * budget control tightens (a factor under 1) or a bad minute comes, and stays closed until both
+ * windows are calm again: on traffic that turns bursty after two smooth weeks
+ * (scripts/smooth-shifts.ts) a room that reopened after a calm hour spent the budget the bursts
+ * then needed, and cost up to 2.3 % more than no room (docs/slo.md). Pure: the band, factor, burn
+ * rates and policy in, a number out.
  */
 
 import { plannedRequestsPerInstance, type TargetPolicy } from '../policy/schema.ts';
@@ -51,7 +57,13 @@ export interface RoomInput {
   room: ForecastRoom;
   /** writtenRoomOf(target). */
   writtenRoom: number | null;
+  /** The budget's burn rates now (BudgetStatus): the room opens only while both are below 1. */
+  burn: { fastBurn: number | null; slowBurn: number | null };
 }
+
+/** Both windows burn slower than the objective allows (null: no reading, not calm). */
+const calm = (b: RoomInput['burn']): boolean =>
+  b.fastBurn !== null && b.fastBurn < 1 && b.slowBurn !== null && b.slowBurn < 1;
 
 /** The room's factor for a band: 1 when closed (the formula above, at most maxFactor). */
 export function roomFactor(bandRatio: number, writtenRoom: number, room: ForecastRoom): number {
@@ -63,7 +75,8 @@ export function roomFactor(bandRatio: number, writtenRoom: number, room: Forecas
 
 export function forecastRoom(input: RoomInput): RoomDecision {
   const { factor, bandRatio, room, writtenRoom } = input;
-  if (!room.enabled || factor < 1 || bandRatio === null || writtenRoom === null) return { factor };
+  if (!room.enabled || factor < 1 || bandRatio === null || writtenRoom === null || !calm(input.burn))
+    return { factor };
   const m = roomFactor(bandRatio, writtenRoom, room);
   if (m <= factor) return { factor };
   return {

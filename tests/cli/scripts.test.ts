@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { yearTraceCsv } from '../../scripts/year-trace.ts';
+import { yearTrace, yearTraceCsv } from '../../scripts/year-trace.ts';
 import { motoGate } from '../support/moto.ts';
 
 const NODE = process.execPath;
@@ -74,6 +74,12 @@ describe('every script says how to run it, and refuses what it cannot read in on
       says: '--zones must be a whole number from 1 to 3, got "4"',
     },
     {
+      file: 'scripts/smooth-shifts.ts',
+      synopsis: 'node scripts/smooth-shifts.ts [FOLDER]',
+      wrong: ['a', 'b'],
+      says: "takes at most 1 argument, got also 'b'",
+    },
+    {
       file: 'scripts/suite-pins.ts',
       synopsis: 'node scripts/suite-pins.ts REPORT.json',
       wrong: [],
@@ -129,6 +135,27 @@ describe('every script says how to run it, and refuses what it cannot read in on
       expect(run.stderr.split('\n')).toHaveLength(2);
     },
   );
+
+  it('smooth-shifts writes its seven traces, three weeks each, the same files every time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-shifts-'));
+    try {
+      const run = spawnSync(NODE, ['scripts/smooth-shifts.ts', dir], { encoding: 'utf8' });
+      expect(run.status).toBe(0);
+      const names = ['bursts', 'drop', 'jump-1.4', 'jump-1.8', 'noise', 'ramp', 'surge'];
+      expect(readdirSync(dir).sort()).toEqual(names.map((n) => `${n}.csv`));
+      const bursts = readFileSync(join(dir, 'bursts.csv'), 'utf8').trim().split('\n');
+      expect(bursts).toHaveLength(1 + 21 * 1440);
+      expect(bursts[0]).toBe('minute,requests');
+      // Two smooth weeks first: the same minutes as the year's.
+      expect(bursts.slice(1, 1 + 14 * 1440).map((l) => Number(l.split(',')[1]))).toEqual(
+        yearTrace(21 * 1440)
+          .slice(0, 14 * 1440)
+          .map((x) => Math.round(x)),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('year-trace writes the trace it describes: the same file as yearTraceCsv, any length and seed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'governor-year-'));

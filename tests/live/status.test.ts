@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type StatusReads, targetStatus } from '#shared/live/status.ts';
 import { statusLines } from '#shared/live/status-lines.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
+import { SliLedger } from '#shared/slo/ledger.ts';
 import { decodeState } from '#shared/state/item.ts';
 
 const now = Date.parse('2025-06-02T12:00:00Z');
@@ -114,11 +115,16 @@ describe('governor status, the forecast room', () => {
     capacities: [2, 3, 3],
     bandRatios,
   });
+  // Two calm hours in the ledger: the room opens only while both burn windows are below 1.
+  const ledger = new SliLedger(60, 30 * 1440);
+  for (let m = now / 60_000 - 120; m < now / 60_000; m++)
+    ledger.record({ minute: m, good: true, requests: 100 });
+  const slo = { ledger: ledger.toJSON(), headroom: { factor: 1, lastLoosenAt: null, lastTightenAt: null } };
   const status = (bandRatios: (number | null)[]) =>
     targetStatus(
       reads({
         target: roomTarget!,
-        state: { ok: true, value: decodeState({ version: 3, forecastFloor: floor(bandRatios) }) },
+        state: { ok: true, value: decodeState({ version: 3, forecastFloor: floor(bandRatios), slo }) },
       }),
       'off',
       now,
@@ -129,7 +135,7 @@ describe('governor status, the forecast room', () => {
     expect(s.forecastFloor).toMatchObject({ capacity: 3, bandRatio: 1.05 });
     expect(s.slo?.forecastRoom).toEqual({ factor: 1.3, bandRatio: 1.05 });
     expect(statusLines(s).find((l) => l.startsWith('  slo'))).toContain(
-      '; forecast room open: targets at 1.30x (band 5.00 %)',
+      ', forecast room open: targets at 1.30x (band 5.00 %)',
     );
   });
 

@@ -2,7 +2,7 @@
  * The forecast room (shared/slo/forecast-room.ts): the worked example of its module comment,
  * what keeps it closed, its properties (never past maxFactor, never a target above the SLO
  * capacity over 1 + bandWeight bands, never narrower with a wider band, never below the budget's
- * factor), and the ForecastConfident sentence on a decision.
+ * factor, closed unless both burn windows are calm), and the ForecastConfident sentence on a decision.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +17,8 @@ import { budget } from './support.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const ROOM = ForecastRoomSchema.parse({});
+/** Both burn-rate windows calm: no bad minute lately. */
+const CALM = { fastBurn: 0, slowBurn: 0 };
 const target = targetPolicy({
   instanceCapacity: { requestsPerMinuteAtSlo: 120 },
   signals: [
@@ -60,21 +62,51 @@ describe('the room of a band', () => {
     { case: 'the written room is unknown', factor: 1, bandRatio: 1.01, writtenRoom: null },
     { case: 'the band is wide', factor: 1, bandRatio: 1.3, writtenRoom: 1.6 },
     { case: 'a band with p90 below p50 (no trust in it)', factor: 1, bandRatio: 0.9, writtenRoom: 1.6 },
-  ])('stays closed when $case', ({ factor, bandRatio, writtenRoom }) => {
-    expect(forecastRoom({ factor, bandRatio, writtenRoom, room: ROOM })).toEqual({ factor });
+    {
+      case: 'a bad minute in the last hour',
+      factor: 1,
+      bandRatio: 1.01,
+      writtenRoom: 1.6,
+      burn: { fastBurn: 3.3, slowBurn: 0.6 },
+    },
+    {
+      case: 'two in the last six hours',
+      factor: 1,
+      bandRatio: 1.01,
+      writtenRoom: 1.6,
+      burn: { fastBurn: 0, slowBurn: 1.1 },
+    },
+    {
+      case: 'no burn reading yet',
+      factor: 1,
+      bandRatio: 1.01,
+      writtenRoom: 1.6,
+      burn: { fastBurn: null, slowBurn: null },
+    },
+  ])('stays closed when $case', ({ factor, bandRatio, writtenRoom, burn }) => {
+    expect(forecastRoom({ factor, bandRatio, writtenRoom, room: ROOM, burn: burn ?? CALM })).toEqual({
+      factor,
+    });
+  });
+
+  it('opens with one bad minute in six hours, none in the last hour (both windows below 1)', () => {
+    const burn = { fastBurn: 0, slowBurn: 1 / 360 / 0.005 };
+    expect(forecastRoom({ factor: 1, bandRatio: 1.04, writtenRoom: 1.6, room: ROOM, burn }).factor).toBe(1.3);
   });
 
   it('stays closed when disabled', () => {
     const off = { ...ROOM, enabled: false };
-    expect(forecastRoom({ factor: 1, bandRatio: 1.01, writtenRoom: 1.6, room: off })).toEqual({ factor: 1 });
+    expect(forecastRoom({ factor: 1, bandRatio: 1.01, writtenRoom: 1.6, room: off, burn: CALM })).toEqual({
+      factor: 1,
+    });
   });
 
   it('opens above the budget factor and says from what', () => {
-    const open = forecastRoom({ factor: 1, bandRatio: 1.1, writtenRoom: 1.6, room: ROOM });
+    const open = forecastRoom({ factor: 1, bandRatio: 1.1, writtenRoom: 1.6, room: ROOM, burn: CALM });
     expect(open.factor).toBeCloseTo(1.6 / 1.4, 12);
     expect(open.opened).toEqual({ bandRatio: 1.1, writtenRoom: 1.6, bandWeight: 4, budgetFactor: 1 });
     // A budget control allowed leaner than the room: the budget's factor stands.
-    expect(forecastRoom({ factor: 1.5, bandRatio: 1.05, writtenRoom: 1.6, room: ROOM })).toEqual({
+    expect(forecastRoom({ factor: 1.5, bandRatio: 1.05, writtenRoom: 1.6, room: ROOM, burn: CALM })).toEqual({
       factor: 1.5,
     });
   });
@@ -89,15 +121,20 @@ describe('the room of a band', () => {
     bandRatio: fc.option(fc.double({ min: 0, max: 5, noNaN: true })),
     writtenRoom: fc.option(fc.double({ min: 0.5, max: 4, noNaN: true })),
     room: arbRoom,
+    burn: fc.record({
+      fastBurn: fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
+      slowBurn: fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
+    }),
   });
 
-  it('never goes below the budget factor nor past maxFactor, and opens only on a healthy budget', () => {
+  it('never goes below the budget factor nor past maxFactor, and opens only on a healthy, calm budget', () => {
     fc.assert(
       fc.property(arbInput, (inp) => {
         const d = forecastRoom(inp);
         expect(d.factor).toBeGreaterThanOrEqual(inp.factor);
         if (d.opened) {
           expect(inp.factor).toBeGreaterThanOrEqual(1);
+          expect([inp.burn.fastBurn! < 1, inp.burn.slowBurn! < 1]).toEqual([true, true]);
           expect(d.factor).toBeLessThanOrEqual(inp.room.maxFactor);
         } else expect(d.factor).toBe(inp.factor);
       }),
@@ -142,12 +179,18 @@ describe('a decision with the room open', () => {
         p95LatencyMs: { value: 800, timestamp: T0 - 60_000 },
       },
     };
-    const s = budget({ fastBurn: 0.5, pace: 0.9 });
+    const s = budget({ fastBurn: 0, pace: 0.9 });
     const C = SloControlSchema.parse({});
     const h = controlHeadroom(undefined, { status: s, newBad: 0, control: C, now: T0 });
     // As written, 84 requests per instance breach the target of 75 (beyond its tolerance): a scale-out.
     expect(decide(undefined, snapshot, target, T0).decision.action).toBe('scale-out');
-    const room = forecastRoom({ factor: h.factor, bandRatio: 1.1, writtenRoom: 1.6, room: C.forecastRoom });
+    const room = forecastRoom({
+      factor: h.factor,
+      bandRatio: 1.1,
+      writtenRoom: 1.6,
+      room: C.forecastRoom,
+      burn: s,
+    });
     const policy = withHeadroom(target, room.factor);
     const d = annotateDecision(decide(undefined, snapshot, policy, T0), h, s, policy, true, room).decision;
     // With the room the target is 75 x 1.6 / 1.4 = 85.7: 84 is within its band, the fleet holds.

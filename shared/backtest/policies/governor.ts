@@ -163,6 +163,7 @@ function budgetControl(target: TargetPolicy) {
         bandRatio,
         room: control.forecastRoom,
         writtenRoom,
+        burn: step.status,
       });
       return { step, room, target: scaledTarget(room) };
     },
