@@ -68,8 +68,8 @@ export function attempt(
   const floor = pickFloor(t, stored.forecastFloor, ctx.now);
   // The error budget's step (and the forecast room, from the floor step's band): its factor
   // scales the load targets and the floor below.
-  const band = floor.kind === 'floor' ? floor.bandRatio : null;
-  const slo = stepTargetSlo(t, stored.slo, readings.readings, capacity.ready, ctx.now, band);
+  const room = floor.kind === 'floor' ? { bandRatio: floor.bandRatio, lead: floor.lead } : null;
+  const slo = stepTargetSlo(t, stored.slo, readings.readings, capacity.ready, ctx.now, room);
   // A level floor is the last level plus its noise, planned over no lead: none to report.
   const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
   // The capacity mix: the loss cover of the forecast under the plan in force, and the budget's ceiling.

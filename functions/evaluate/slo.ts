@@ -6,8 +6,8 @@
  * 2. stepSlo over the ledger and headroom stored in the target's state item (`slo`): record the
  *    minute, read the budget, move the factor (shared/slo/step.ts);
  * 3. the forecast room (shared/slo/forecast-room.ts): where the floor's step stores a narrow band,
- *    the budget's factor is 1 or more and both burn windows are calm, the factor may stand higher
- *    (at most maxFactor);
+ *    the budget's factor is 1 or more, both burn windows are calm and the floor's lead is the
+ *    configured one, the factor may stand higher (at most maxFactor);
  * 4. the engine decides with withHeadroom(target, factor) and the forecast floor divided by the
  *    factor (0.85: a floor of 10 becomes 12), and the decision is annotated with the headroom.
  *
@@ -20,7 +20,12 @@
 import type { DecisionResult } from '../../shared/engine/types.ts';
 import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import type { TargetReadings } from '../../shared/signals/readings.ts';
-import { forecastRoom, type RoomDecision, writtenRoomOf } from '../../shared/slo/forecast-room.ts';
+import {
+  forecastRoom,
+  type RoomDecision,
+  type RoomInput,
+  writtenRoomOf,
+} from '../../shared/slo/forecast-room.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../shared/slo/headroom.ts';
 import { SliLedger } from '../../shared/slo/ledger.ts';
 import { describeObjective, sloOf } from '../../shared/slo/objective.ts';
@@ -58,8 +63,8 @@ export function stepTargetSlo(
   readings: TargetReadings['readings'],
   ready: number,
   now: number,
-  /** The forecast band of the floor's step (pickFloor's bandRatio): null without one. */
-  bandRatio: number | null = null,
+  /** The floor's step now (pickFloor): its band and lead open the forecast room; null without one. */
+  floor: { bandRatio: number | null; lead: RoomInput['lead'] } | null = null,
 ): TargetSlo | null {
   const slo = sloOf(t);
   const { control, sli } = slo;
@@ -71,13 +76,16 @@ export function stepTargetSlo(
   const step = stepSlo(ledger, stored?.headroom, sample ? [sample] : [], { ...slo, control }, now);
   const write: StoredSlo = { ledger: ledger.toJSON(), headroom: step.headroom.state };
   const { status } = step;
-  const room = forecastRoom({
-    factor: step.headroom.factor,
-    bandRatio,
-    room: control.forecastRoom,
-    writtenRoom: writtenRoomOf(t),
-    burn: step.status,
-  });
+  const room = floor
+    ? forecastRoom({
+        factor: step.headroom.factor,
+        bandRatio: floor.bandRatio,
+        room: control.forecastRoom,
+        writtenRoom: writtenRoomOf(t),
+        burn: step.status,
+        lead: floor.lead,
+      })
+    : { factor: step.headroom.factor };
   return {
     policy: withHeadroom(t, room.factor),
     factor: room.factor,

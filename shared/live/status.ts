@@ -131,7 +131,8 @@ export function sloSummary(
   t: TargetPolicy,
   stored: StoredState['slo'],
   now: number,
-  bandRatio: number | null = null,
+  /** The floor's step now, for the forecast room: its band and the lead it was planned over. */
+  floor: Pick<RoomInput, 'bandRatio' | 'lead'> | null = null,
 ): SloSummary | null {
   const slo = sloOf(t);
   if (!slo.sli) return null;
@@ -151,7 +152,7 @@ export function sloSummary(
     fastBurn: status.fastBurn,
     slowBurn: status.slowBurn,
     headroomFactor: stored?.headroom.factor ?? null,
-    forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, bandRatio, status),
+    forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, floor, status),
   };
 }
 
@@ -160,16 +161,18 @@ function roomNow(
   t: TargetPolicy,
   control: ResolvedSlo['control'],
   factor: number,
-  bandRatio: number | null,
+  floor: Pick<RoomInput, 'bandRatio' | 'lead'> | null,
   burn: RoomInput['burn'],
 ): SloSummary['forecastRoom'] {
-  if (!control || bandRatio === null) return null;
+  const bandRatio = floor?.bandRatio ?? null;
+  if (!control || !floor || bandRatio === null) return null;
   const room = forecastRoom({
     factor,
     bandRatio,
     room: control.forecastRoom,
     writtenRoom: writtenRoomOf(t),
     burn,
+    lead: floor.lead,
   });
   return room.opened ? { factor: room.factor, bandRatio } : null;
 }
@@ -215,6 +218,18 @@ function floorNow(state: StoredState, now: number): TargetStatus['forecastFloor'
   };
 }
 
+/** The floor step's band and the lead the floor was planned over, for the forecast room. */
+function roomFloor(state: StoredState | null, now: number): Pick<RoomInput, 'bandRatio' | 'lead'> | null {
+  const f = state?.forecastFloor;
+  const step = state ? floorNow(state, now) : null;
+  if (!f || !step) return null;
+  const lead = {
+    minutes: f.leadTimeMinutes,
+    configuredMinutes: f.configuredLeadTimeMinutes ?? f.leadTimeMinutes,
+  };
+  return { bandRatio: step.bandRatio, lead };
+}
+
 export function targetStatus(reads: StatusReads, killSwitch: string | null, now: number): TargetStatus {
   const t = reads.target;
   const state = reads.state.ok ? reads.state.value : null;
@@ -253,7 +268,7 @@ export function targetStatus(reads: StatusReads, killSwitch: string | null, now:
               spot: spotSummary(reads.mix.value.spot, now),
             }
           : { problem: reads.mix.problem },
-    slo: sloSummary(t, state?.slo, now, (state && floorNow(state, now)?.bandRatio) ?? null),
+    slo: sloSummary(t, state?.slo, now, roomFloor(state, now)),
     problems: [...(reads.state.ok ? reads.state.value.problems : [`state item: ${reads.state.problem}`])],
   };
 }

@@ -69,6 +69,10 @@ describe('the forecast room in the evaluator', () => {
       item: () => stateItem((f) => ({ ...f, bandRatios: Array(36).fill(1.3) })),
     },
     {
+      case: 'scale-outs were measured slower than planned (the floor planned over 16 minutes, 10 configured)',
+      item: () => stateItem((f) => ({ ...f, leadTimeMinutes: 16, leadSource: 'measured', leadSamples: 5 })),
+    },
+    {
       case: 'the floor was stored before the band',
       item: () =>
         stateItem((f) => {

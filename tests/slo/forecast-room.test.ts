@@ -19,6 +19,8 @@ const T0 = Date.parse('2025-06-02T12:00:00Z');
 const ROOM = ForecastRoomSchema.parse({});
 /** Both burn-rate windows calm: no bad minute lately. */
 const CALM = { fastBurn: 0, slowBurn: 0 };
+/** Scale-outs as planned: the floor's lead is the configured one. */
+const LEAD = { minutes: 10, configuredMinutes: 10 };
 const target = targetPolicy({
   instanceCapacity: { requestsPerMinuteAtSlo: 120 },
   signals: [
@@ -83,30 +85,52 @@ describe('the room of a band', () => {
       writtenRoom: 1.6,
       burn: { fastBurn: null, slowBurn: null },
     },
-  ])('stays closed when $case', ({ factor, bandRatio, writtenRoom, burn }) => {
-    expect(forecastRoom({ factor, bandRatio, writtenRoom, room: ROOM, burn: burn ?? CALM })).toEqual({
+    {
+      case: 'scale-outs take longer than planned (a measured lead of 16 minutes, 10 configured)',
+      factor: 1,
+      bandRatio: 1.01,
+      writtenRoom: 1.6,
+      lead: { minutes: 16, configuredMinutes: 10 },
+    },
+  ])('stays closed when $case', ({ factor, bandRatio, writtenRoom, burn, lead }) => {
+    expect(
+      forecastRoom({ factor, bandRatio, writtenRoom, room: ROOM, burn: burn ?? CALM, lead: lead ?? LEAD }),
+    ).toEqual({
       factor,
     });
   });
 
   it('opens with one bad minute in six hours, none in the last hour (both windows below 1)', () => {
     const burn = { fastBurn: 0, slowBurn: 1 / 360 / 0.005 };
-    expect(forecastRoom({ factor: 1, bandRatio: 1.04, writtenRoom: 1.6, room: ROOM, burn }).factor).toBe(1.3);
+    expect(
+      forecastRoom({ factor: 1, bandRatio: 1.04, writtenRoom: 1.6, room: ROOM, burn, lead: LEAD }).factor,
+    ).toBe(1.3);
   });
 
   it('stays closed when disabled', () => {
     const off = { ...ROOM, enabled: false };
-    expect(forecastRoom({ factor: 1, bandRatio: 1.01, writtenRoom: 1.6, room: off, burn: CALM })).toEqual({
+    expect(
+      forecastRoom({ factor: 1, bandRatio: 1.01, writtenRoom: 1.6, room: off, burn: CALM, lead: LEAD }),
+    ).toEqual({
       factor: 1,
     });
   });
 
   it('opens above the budget factor and says from what', () => {
-    const open = forecastRoom({ factor: 1, bandRatio: 1.1, writtenRoom: 1.6, room: ROOM, burn: CALM });
+    const open = forecastRoom({
+      factor: 1,
+      bandRatio: 1.1,
+      writtenRoom: 1.6,
+      room: ROOM,
+      burn: CALM,
+      lead: LEAD,
+    });
     expect(open.factor).toBeCloseTo(1.6 / 1.4, 12);
     expect(open.opened).toEqual({ bandRatio: 1.1, writtenRoom: 1.6, bandWeight: 4, budgetFactor: 1 });
     // A budget control allowed leaner than the room: the budget's factor stands.
-    expect(forecastRoom({ factor: 1.5, bandRatio: 1.05, writtenRoom: 1.6, room: ROOM, burn: CALM })).toEqual({
+    expect(
+      forecastRoom({ factor: 1.5, bandRatio: 1.05, writtenRoom: 1.6, room: ROOM, burn: CALM, lead: LEAD }),
+    ).toEqual({
       factor: 1.5,
     });
   });
@@ -125,9 +149,13 @@ describe('the room of a band', () => {
       fastBurn: fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
       slowBurn: fc.option(fc.double({ min: 0, max: 10, noNaN: true })),
     }),
+    lead: fc.record({
+      minutes: fc.integer({ min: 1, max: 30 }),
+      configuredMinutes: fc.integer({ min: 1, max: 30 }),
+    }),
   });
 
-  it('never goes below the budget factor nor past maxFactor, and opens only on a healthy, calm budget', () => {
+  it('never goes below the budget factor nor past maxFactor, and opens only on a healthy, calm budget and the planned lead', () => {
     fc.assert(
       fc.property(arbInput, (inp) => {
         const d = forecastRoom(inp);
@@ -135,6 +163,7 @@ describe('the room of a band', () => {
         if (d.opened) {
           expect(inp.factor).toBeGreaterThanOrEqual(1);
           expect([inp.burn.fastBurn! < 1, inp.burn.slowBurn! < 1]).toEqual([true, true]);
+          expect(inp.lead.minutes).toBeLessThanOrEqual(inp.lead.configuredMinutes);
           expect(d.factor).toBeLessThanOrEqual(inp.room.maxFactor);
         } else expect(d.factor).toBe(inp.factor);
       }),
@@ -190,6 +219,7 @@ describe('a decision with the room open', () => {
       writtenRoom: 1.6,
       room: C.forecastRoom,
       burn: s,
+      lead: LEAD,
     });
     const policy = withHeadroom(target, room.factor);
     const d = annotateDecision(decide(undefined, snapshot, policy, T0), h, s, policy, true, room).decision;

@@ -26,7 +26,7 @@ import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
 import { rescaleNoise } from '../../sizing/noise-model.ts';
 import type { HeadroomState } from '../../slo/control.ts';
-import { forecastRoom, type RoomDecision, writtenRoomOf } from '../../slo/forecast-room.ts';
+import { forecastRoom, type RoomDecision, type RoomInput, writtenRoomOf } from '../../slo/forecast-room.ts';
 import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
 import { SliLedger, type SliSample } from '../../slo/ledger.ts';
 import { sloOf } from '../../slo/objective.ts';
@@ -139,10 +139,11 @@ function budgetControl(target: TargetPolicy) {
     return scaled;
   };
   return {
-    /** bandRatio: the forecast band of the minute (p90 / p50), null without one. */
+    /** bandRatio: the forecast band of the minute (p90 / p50), null without one; lead: the floor's planned over. */
     step(
       view: FleetView,
       bandRatio: number | null,
+      lead: RoomInput['lead'],
     ): { step: SloStep; room: RoomDecision; target: TargetPolicy } {
       const samples: SliSample[] = [];
       for (; seen < view.metrics.count; seen++) {
@@ -164,6 +165,7 @@ function budgetControl(target: TargetPolicy) {
         room: control.forecastRoom,
         writtenRoom,
         burn: step.status,
+        lead,
       });
       return { step, room, target: scaledTarget(room) };
     },
@@ -197,7 +199,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
       floor?.kind === 'forecast' && lookahead
         ? bandRatioOf(lookahead.p50[minute]!, lookahead.p90[minute]!)
         : null;
-    const slo = budget?.step(view, band);
+    const slo = budget?.step(view, band, { minutes: lead.minutes, configuredMinutes: configuredLead });
     const factor = slo?.room.factor ?? 1;
     const policy = slo?.target ?? target;
     const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
