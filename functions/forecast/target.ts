@@ -13,6 +13,7 @@ import {
   FLOOR_STEP_MINUTES,
   type FloorNoise,
   floorSchedule,
+  staleAfterMinutes,
   stepAt,
 } from '../../shared/floors/forecast.ts';
 import type { ForecastFloor } from '../../shared/floors/stored.ts';
@@ -59,6 +60,8 @@ function planForecastFloor(
     requestsPerInstance: plannedRequestsPerInstance(t)!,
     scaling: t.scaling,
     computedAt: ctx.now,
+    // The band of the steps the evaluator can read before the floor is stale (the forecast room).
+    bandSteps: staleAfterMinutes(f.refreshMinutes) / FLOOR_STEP_MINUTES,
     ...withNoise(floorNoise(t, noise)),
   });
   return { ok: true, floor: withStandby(planned, warm, t.scaling.maxCapacity), result, warm };

@@ -72,6 +72,12 @@ export interface FloorInputs {
   computedAt: number;
   /** The measured noise and how far the floor covers it; absent: the quantile floor alone. */
   noise?: FloorNoise;
+  /**
+   * Steps whose band is stored (default: every step). The evaluator reads a step's band only
+   * while the floor is fresh, so the forecast function stores staleAfterMinutes of them, not two
+   * days: the state item is written every minute and billed by its size.
+   */
+  bandSteps?: number;
 }
 
 /** The noise term of a floor: the median plus floorSigmas of its noise, at the SLO capacity. */
@@ -128,7 +134,9 @@ export function floorSchedule(inp: FloorInputs): ForecastFloor {
     configuredLeadTimeMinutes: inp.lead?.configuredMinutes ?? inp.leadTimeMinutes,
     leadSamples: inp.lead?.samples ?? 0,
     capacities: heldSchedule(needs, inp.forecast.origin, inp.leadTimeMinutes, inp.scaling),
-    bandRatios: Array.from(q.p50, (p50, i) => storedRatio(p50, q.p90[i]!)),
+    bandRatios: Array.from(q.p50.slice(0, inp.bandSteps ?? q.p50.length), (p50, i) =>
+      storedRatio(p50, q.p90[i]!),
+    ),
     ...noiseUsed(inp.noise),
     ...(inp.forecast.fallback ? { fallback: inp.forecast.fallback.to } : {}),
   };

@@ -154,17 +154,19 @@ describe('floorSchedule', () => {
   });
 
   it("stores each step's band, p90 / p50 rounded up to 0.001, null where the median is 0", () => {
-    const fc = forecastOf([100, 300, 0, 7], [104, 301, 5, 7]);
-    const floor = floorSchedule({
-      forecast: fc,
-      quantile: 'p50',
+    const inputs = {
+      forecast: forecastOf([100, 300, 0, 7], [104, 301, 5, 7]),
+      quantile: 'p50' as const,
       leadTimeMinutes: 10,
       requestsPerInstance: 100,
       scaling,
       computedAt: T0,
-    });
+    };
+    const floor = floorSchedule(inputs);
     // 1.04 stays 1.04 (float noise ignored), 301 / 300 = 1.00333 goes up to 1.004, 7 / 7 is 1.
     expect(floor.bandRatios).toEqual([1.04, 1.004, null, 1]);
+    // Only the steps the evaluator can read while the floor is fresh, when the caller says so.
+    expect(floorSchedule({ ...inputs, bandSteps: 2 }).bandRatios).toEqual([1.04, 1.004]);
     const t = target({ refreshMinutes: 60 });
     expect(pickFloor(t, floor, T0 + 5 * MIN + 1)).toMatchObject({ kind: 'floor', bandRatio: 1.004 });
     expect(pickFloor(t, floor, T0 + 10 * MIN)).toMatchObject({ kind: 'floor', bandRatio: null });
