@@ -2,13 +2,14 @@
  * The error-budget control's cost per decision: one stepSlo (record a minute's SLI in the ledger,
  * read the budget over the fast, slow and 30-day windows, move the headroom) over a year of
  * minutes with a bad minute in every 150, beside decide() for the same target in the same
- * process, so the figure reads as a share of what the engine already costs. Also the stored
- * ledger's size after 30 days. Prints figures; never fails.
+ * process, so the figure reads as a share of what the engine already costs; the forecast room's
+ * cost the same way. Also the stored ledger's size after 30 days. Prints figures; never fails.
  */
 import { decide } from '#shared/engine/decide.ts';
 import type { EngineState, SignalSnapshot } from '#shared/engine/types.ts';
 import { policyOrThrow } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
+import { forecastRoom } from '#shared/slo/forecast-room.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { stepSlo } from '#shared/slo/step.ts';
@@ -51,6 +52,28 @@ function timeSlo(): { seconds: number; bytes: number } {
   return { seconds: (performance.now() - start) / 1000, bytes };
 }
 
+/** The forecast room (shared/slo/forecast-room.ts) over a year of minutes, its band moving each minute. */
+function timeRoom(): { seconds: number; opened: number } {
+  const control = sloOf(target).control!;
+  const burn = { fastBurn: 0, slowBurn: 0 };
+  const lead = { minutes: 10, configuredMinutes: 10 };
+  let opened = 0;
+  const start = performance.now();
+  for (let m = 0; m < N; m++) {
+    const bandRatio = 1 + 0.1 * (1 + Math.sin(m / 300));
+    const room = forecastRoom({
+      factor: 1,
+      bandRatio,
+      room: control.forecastRoom,
+      writtenRoom: 1.6,
+      burn,
+      lead,
+    });
+    if (room.opened) opened++;
+  }
+  return { seconds: (performance.now() - start) / 1000, opened: opened / N };
+}
+
 function timeDecide(): number {
   let state: EngineState | undefined;
   let ready = 10;
@@ -79,6 +102,10 @@ export function run(): void {
   console.log(`decide(): ${fmt(N / engine)} decisions/s (${fmt((engine / N) * 1e6, 2)} us each)`);
   console.log(
     `stepSlo(): ${fmt(N / slo.seconds)} steps/s (${fmt((slo.seconds / N) * 1e6, 2)} us each), ${fmt((slo.seconds / engine) * 100, 1)} % of decide()'s cost on top of it`,
+  );
+  const room = timeRoom();
+  console.log(
+    `forecastRoom(): ${fmt(N / room.seconds)} decisions/s (${fmt((room.seconds / N) * 1e6, 3)} us each, open in ${fmt(room.opened * 100)} % of them), ${fmt((room.seconds / engine) * 100, 2)} % of decide()'s cost`,
   );
   console.log(`stored ledger after 30 days: ${fmt(slo.bytes)} bytes of JSON (DynamoDB's item limit: 400 KB)`);
 }
