@@ -12,11 +12,10 @@
  * the forecast band of the minute (the forecaster's own out-of-sample errors, as the floor
  * schedule stores them), while both burn-rate windows run below 1 (at 99.5 %: no bad minute in
  * the last hour, at most one in the last six) and scale-outs arrive within the planned lead. So a
- * target never stands above the SLO capacity
- * over (1 + bandWeight
- * bands): at a band of 4 % and bandWeight 4, 120 / 1.16 = 103 requests a minute, m = 1.38, capped
- * at 1.3 (97.5). Below 1 the room is closed: it only ever takes room away where the forecast has
- * earned it, never adds any (the budget control does that).
+ * target never stands above the SLO capacity over (1 + bandWeight bands): at a band of 4 % and
+ * bandWeight 4, 120 / 1.16 = 103 requests a minute, m = 1.38, capped at 1.3 (97.5). Below 1 the
+ * room is closed: it only ever takes room away where the forecast has earned it, never adds any
+ * (the budget control does that).
  *
  * It opens on no bundled trace at bandWeight 4 (their bands are too wide, or their budget is
  * being spent) and on a smooth synthetic year, which it turns from a loss against target

@@ -139,7 +139,7 @@ function budgetControl(target: TargetPolicy) {
     return scaled;
   };
   return {
-    /** bandRatio: the forecast band of the minute (p90 / p50), null without one; lead: the floor's planned over. */
+    /** bandRatio: the forecast band of the minute (p90 / p50), null without one; lead: the measured lead now, the next floor's. */
     step(
       view: FleetView,
       bandRatio: number | null,
@@ -182,12 +182,17 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const clock = new ScaleOutClock();
   const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
   let lead = effectiveLead(configuredLead, []);
+  /** The lead now against the configured one, for the forecast room (a new object only when it moves). */
+  let roomLead: RoomInput['lead'] = { minutes: lead.minutes, configuredMinutes: configuredLead };
   const budget = budgetControl(target);
   const readsBasis = basisSource(target) !== null;
   let spotHeadroom = 0;
   let floors = { committed: 0, lossCover: 0 };
   const step = (view: FleetView, minute: number): number => {
-    if (clock.observe(view.ready, view.now)) lead = effectiveLead(configuredLead, clock.samples);
+    if (clock.observe(view.ready, view.now)) {
+      lead = effectiveLead(configuredLead, clock.samples);
+      roomLead = { minutes: lead.minutes, configuredMinutes: configuredLead };
+    }
     let floor: LookaheadFloor | undefined;
     if (lookahead) {
       lookahead.setLeadMinutes(lead.minutes);
@@ -199,7 +204,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
       floor?.kind === 'forecast' && lookahead
         ? bandRatioOf(lookahead.p50[minute]!, lookahead.p90[minute]!)
         : null;
-    const slo = budget?.step(view, band, { minutes: lead.minutes, configuredMinutes: configuredLead });
+    const slo = budget?.step(view, band, roomLead);
     const factor = slo?.room.factor ?? 1;
     const policy = slo?.target ?? target;
     const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
