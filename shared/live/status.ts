@@ -219,9 +219,11 @@ function floorNow(state: StoredState, now: number): TargetStatus['forecastFloor'
 }
 
 /** The floor step's band and the lead the floor was planned over, for the forecast room. */
-function roomFloor(state: StoredState | null, now: number): Pick<RoomInput, 'bandRatio' | 'lead'> | null {
+function roomFloor(
+  state: StoredState | null,
+  step: TargetStatus['forecastFloor'],
+): Pick<RoomInput, 'bandRatio' | 'lead'> | null {
   const f = state?.forecastFloor;
-  const step = state ? floorNow(state, now) : null;
   if (!f || !step) return null;
   const lead = {
     minutes: f.leadTimeMinutes,
@@ -236,6 +238,7 @@ export function targetStatus(reads: StatusReads, killSwitch: string | null, now:
   const record = reads.lastRecord.ok ? reads.lastRecord.value : null;
   const mode = typeof record?.mode === 'string' ? record.mode : null;
   const pending = state?.pending;
+  const floorStep = state ? floorNow(state, now) : null;
   return {
     id: t.id,
     kind: t.kind,
@@ -254,7 +257,7 @@ export function targetStatus(reads: StatusReads, killSwitch: string | null, now:
         : reads.executions.ok
           ? reads.executions.value.map((e) => ({ name: e.name, since: iso(e.startedAt) }))
           : { problem: reads.executions.problem },
-    forecastFloor: state ? floorNow(state, now) : null,
+    forecastFloor: floorStep,
     warmPool: reads.warmPool === null ? null : orProblem(reads.warmPool),
     failover: failoverView(reads.failover),
     mix:
@@ -268,7 +271,7 @@ export function targetStatus(reads: StatusReads, killSwitch: string | null, now:
               spot: spotSummary(reads.mix.value.spot, now),
             }
           : { problem: reads.mix.problem },
-    slo: sloSummary(t, state?.slo, now, roomFloor(state, now)),
+    slo: sloSummary(t, state?.slo, now, roomFloor(state, floorStep)),
     problems: [...(reads.state.ok ? reads.state.value.problems : [`state item: ${reads.state.problem}`])],
   };
 }

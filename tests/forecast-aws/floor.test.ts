@@ -14,10 +14,10 @@ import {
   staleAfterMinutes,
 } from '#shared/floors/forecast.ts';
 import type { ForecastFloor } from '#shared/floors/stored.ts';
-import type { Forecast } from '#shared/forecast/types.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
 import { heldNeed } from '#shared/sizing/floor-needs.ts';
 import { policyOf, variantTarget } from '../control/policies.ts';
+import { forecastOf as forecastFrom } from '../support/forecasts.ts';
 
 const T0 = Date.parse('2025-06-02T12:00:00Z');
 const MIN = 60_000;
@@ -26,20 +26,7 @@ const scaling = { minCapacity: 1, maxCapacity: 20, scaleToZero: false };
 const target = (forecast: Record<string, unknown> | undefined): TargetPolicy =>
   policyOf(variantTarget(forecast ? { forecast } : {})).targets[0]!;
 
-/** A forecast whose quantiles are the given series (p10 = p50 / 2, p99 = p90 x 1.5). */
-function forecastOf(p50: number[], p90: number[], originMs = T0): Forecast {
-  return {
-    ok: true,
-    model: 'weekly',
-    notes: [],
-    origin: originMs / MIN,
-    stepMinutes: 5,
-    historyDays: 14,
-    point: p50,
-    quantiles: { p10: p50.map((v) => v / 2), p50, p90, p99: p90.map((v) => v * 1.5) },
-    residualSamples: 1000,
-  };
-}
+const forecastOf = (p50: number[], p90: number[], originMs = T0) => forecastFrom(p50, p90, originMs);
 
 describe('instancesFor', () => {
   it.each([

@@ -16,21 +16,19 @@
  * Read back: the audit items carry the room, the state item keeps the band as written (a step with
  * no median stays null through DynamoDB's NULL), the EMF line's HeadroomFactor is the room's.
  */
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoFloorStore } from '#shared/aws/forecast-store.ts';
 import { floorSchedule } from '#shared/floors/forecast.ts';
-import type { Forecast } from '#shared/forecast/types.ts';
-import { decodeState } from '#shared/state/item.ts';
-import { type MotoServer, motoGate, putVariantMinute, startMoto, TEST_REGION } from '../support/moto.ts';
+import { forecastOf } from '../support/forecasts.ts';
+import { type MotoServer, motoGate, startMoto, TEST_REGION } from '../support/moto.ts';
 import {
   decisionRecords,
-  EVALUATE_CONTEXT,
   EVALUATE_NAMES,
   evaluateStackOnMoto,
-  putServerP95,
-  schedulerTick,
   serverP95Signal,
+  storedStateOf,
+  tickAfterMinute,
   withFakeDateAndEmf,
 } from '../support/moto-evaluate-handler.ts';
 
@@ -56,25 +54,18 @@ ${serverP95Signal(ENDPOINT)}
 `;
 
 /** A forecast of 100 requests a minute (2 instances at 84), p90 `band` above it; step 2 has no median. */
-function forecastOf(band: number): Forecast {
+function bandForecast(band: number) {
   const p50 = Array.from({ length: 24 }, (_, i) => (i === 2 ? 0 : 100));
-  const p90 = p50.map((v) => (v === 0 ? 10 : v * band));
-  return {
-    ok: true,
-    model: 'weekly',
-    notes: [],
-    origin: T0 / MIN,
-    stepMinutes: 5,
-    historyDays: 14,
-    point: p50,
-    quantiles: { p10: p50.map((v) => v / 2), p50, p90, p99: p90.map((v) => v * 1.5) },
-    residualSamples: 1000,
-  } as unknown as Forecast;
+  return forecastOf(
+    p50,
+    p50.map((v) => (v === 0 ? 10 : v * band)),
+    T0,
+  );
 }
 
 const floorOf = (band: number, computedAt: number) =>
   floorSchedule({
-    forecast: forecastOf(band),
+    forecast: bandForecast(band),
     quantile: 'p50',
     leadTimeMinutes: 10,
     requestsPerInstance: 84,
@@ -96,10 +87,7 @@ describe.skipIf(!gate.available)('the forecast room on moto, from the stored ban
       for (const [i, band] of [1.05, 1.3].entries()) {
         const minute = T0 + i * MIN;
         await floors.write('chat-llm', { forecastFloor: floorOf(band, minute) });
-        await putVariantMinute(stack.cw, ENDPOINT, minute, { invocationsPerInstance: 120 });
-        await putServerP95(stack.cw, ENDPOINT, minute, 900);
-        vi.setSystemTime(minute + MIN + 5_000);
-        await stack.handler(schedulerTick(`room-${i}`, Date.now()), EVALUATE_CONTEXT, () => {});
+        await tickAfterMinute(stack, ENDPOINT, minute, { perInstance: 120, p95Ms: 900 }, `room-${i}`);
       }
     });
   }, 60_000);
@@ -126,10 +114,7 @@ describe.skipIf(!gate.available)('the forecast room on moto, from the stored ban
   });
 
   it('keeps the band in the state item as written, a step without a median as null', async () => {
-    const { Item } = await doc.send(
-      new GetCommand({ TableName: EVALUATE_NAMES.table, Key: { pk: 'TARGET#chat-llm', sk: 'STATE' } }),
-    );
-    const state = decodeState(Item);
+    const state = await storedStateOf(doc, 'chat-llm');
     expect(state.problems).toEqual([]);
     expect(state.forecastFloor?.bandRatios).toEqual(floorOf(1.3, T0 + MIN).bandRatios);
     expect(state.forecastFloor?.bandRatios?.slice(0, 4)).toEqual([1.3, 1.3, null, 1.3]);

@@ -13,23 +13,20 @@
  * minutes and the headroom the pure control reaches over the same minutes; the audit items carry
  * it on each decision; the EMF lines carry the attainment and the burn rates.
  */
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { sliSample, stepSlo } from '#shared/slo/step.ts';
-import { decodeState } from '#shared/state/item.ts';
-import { type MotoServer, motoGate, putVariantMinute, startMoto, TEST_REGION } from '../support/moto.ts';
+import { type MotoServer, motoGate, startMoto, TEST_REGION } from '../support/moto.ts';
 import {
   decisionRecords,
-  EVALUATE_CONTEXT,
-  EVALUATE_NAMES,
   evaluateStackOnMoto,
-  putServerP95,
-  schedulerTick,
   serverP95Signal,
+  storedStateOf,
+  tickAfterMinute,
   withFakeDateAndEmf,
 } from '../support/moto-evaluate-handler.ts';
 
@@ -87,11 +84,8 @@ describe.skipIf(!gate.available)('the error budget on moto, through the evaluate
     await withFakeDateAndEmf(emf, async () => {
       for (const [i, ms] of LATENCY.entries()) {
         const minute = T0 + i * MIN;
-        await putVariantMinute(stack.cw, ENDPOINT, minute, { invocationsPerInstance: 80 });
-        await putServerP95(stack.cw, ENDPOINT, minute, ms);
         // The tick 5 s into the next minute reads this one, as the scheduler's would.
-        vi.setSystemTime(minute + MIN + 5_000);
-        await stack.handler(schedulerTick(`slo-${i}`, Date.now()), EVALUATE_CONTEXT, () => {});
+        await tickAfterMinute(stack, ENDPOINT, minute, { perInstance: 80, p95Ms: ms }, `slo-${i}`);
       }
     });
   }, 60_000);
@@ -103,12 +97,7 @@ describe.skipIf(!gate.available)('the error budget on moto, through the evaluate
   const audits = () => decisionRecords(doc, 'chat-llm');
 
   it('keeps the eight minutes and the pure control’s headroom in the state item', async () => {
-    const item = (
-      await doc.send(
-        new GetCommand({ TableName: EVALUATE_NAMES.table, Key: { pk: 'TARGET#chat-llm', sk: 'STATE' } }),
-      )
-    ).Item;
-    const state = decodeState(item);
+    const state = await storedStateOf(doc, 'chat-llm');
     expect(state.problems).toEqual([]);
     const minutes = Array.from({ length: 8 }, (_, i) => T0 / MIN + i + 1);
     expect(state.slo!.ledger.minutes).toEqual(minutes.map((m, i) => [m, LATENCY[i]! <= 2000 ? 1 : 0, 160]));

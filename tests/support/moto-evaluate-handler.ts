@@ -2,17 +2,19 @@
  * What the moto tests that drive the evaluate Lambda handler itself share (./moto.ts has the
  * server): the stack (state table, policy and kill switch, a SageMaker endpoint), the handler
  * imported with its environment aimed at it in shadow mode, its Lambda context, a scheduler tick,
- * a server-published p95 (moto computes no percentiles), the decision records read back from the
- * table in time order, and the EMF lines the handler writes while a block runs.
+ * a server-published p95 (moto computes no percentiles), one minute put and ticked, the decision
+ * records and the state item read back from the table, and the EMF lines the handler writes
+ * while a block runs.
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, Handler } from 'aws-lambda';
 import { vi } from 'vitest';
 import type { DecisionRecord } from '#shared/apply/records.ts';
+import { decodeState, type StoredState } from '#shared/state/item.ts';
 import {
   awsTestConfig,
   createDemoEndpoint,
@@ -21,6 +23,7 @@ import {
   type MotoServer,
   putDatapoints,
   putStringParameter,
+  putVariantMinute,
   TEST_ACCOUNT,
   TEST_REGION,
 } from './moto.ts';
@@ -141,4 +144,30 @@ export async function withFakeDateAndEmf(
     out.mockRestore();
     vi.useRealTimers();
   }
+}
+
+/**
+ * One minute of the endpoint's metrics put (requests per instance, the server's p95), then the
+ * handler's tick 5 s into the next minute, as the scheduler's would read it. Date must be faked
+ * (withFakeDateAndEmf).
+ */
+export async function tickAfterMinute(
+  stack: { handler: Handler; cw: CloudWatchClient },
+  endpoint: string,
+  minuteStart: number,
+  minute: { perInstance: number; p95Ms: number },
+  id: string,
+): Promise<void> {
+  await putVariantMinute(stack.cw, endpoint, minuteStart, { invocationsPerInstance: minute.perInstance });
+  await putServerP95(stack.cw, endpoint, minuteStart, minute.p95Ms);
+  vi.setSystemTime(minuteStart + 60_000 + 5_000);
+  await stack.handler(schedulerTick(id, Date.now()), EVALUATE_CONTEXT, () => {});
+}
+
+/** A target's state item in the table, decoded. */
+export async function storedStateOf(doc: DynamoDBDocumentClient, targetId: string): Promise<StoredState> {
+  const { Item } = await doc.send(
+    new GetCommand({ TableName: EVALUATE_NAMES.table, Key: { pk: `TARGET#${targetId}`, sk: 'STATE' } }),
+  );
+  return decodeState(Item);
 }
