@@ -12,7 +12,9 @@
  *     room and the factor the target stood at; HeadroomFactor is 1.3;
  *   - the same item with a wide band (p90 30 % above p50), or a floor stored before the band:
  *     the room stays closed and 120 scales out, as the policy is written;
- *   - the room disabled in the policy: the same scale-out.
+ *   - the room disabled in the policy: the same scale-out;
+ *   - the state item's write refused (throttled) on an open tick: nothing written, and the next
+ *     tick reads the same floor and opens the room again.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +89,38 @@ describe('the forecast room in the evaluator', () => {
     expect(d.reasons).not.toContain('ForecastConfident');
     expect(d.headroom?.factor).toBe(1);
     expect(d.headroom?.forecastRoom).toBeUndefined();
+  });
+
+  it('a claim refused by DynamoDB (throttled) writes nothing; the next tick opens the room again from the same stored floor', async () => {
+    const item = stateItem();
+    const h = harness({ endpoint: { current: 2, desired: 2 } });
+    h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, POLICY);
+    h.table.items.set('TARGET#chat-llm|STATE', structuredClone(item));
+    Object.assign(h.metricValues, { ModelLatency: 1000 * US, InvocationsPerInstance: 120 });
+    const set = h.table.items.set.bind(h.table.items);
+    h.table.items.set = () => {
+      h.table.items.set = set;
+      throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+        name: 'ThrottlingException',
+      });
+    };
+    const at = (now: number) => {
+      h.setMetricMinute(new Date(Math.floor(now / MIN) * MIN - MIN).toISOString());
+      return h.evaluate({ ...tick(now), id: `tick-${now}` }, now).then((r) => r.records[0]!);
+    };
+    const refused = await at(T0);
+    expect(refused.outcome).toBe('failed');
+    expect(h.table.state('chat-llm')).toEqual(item);
+    const next = await at(T0 + MIN);
+    expect([next.outcome, next.decision!.action, next.decision!.headroom?.factor]).toEqual([
+      'held',
+      'hold',
+      1.3,
+    ]);
+    expect(next.decision!.reasons).toContain('ForecastConfident');
+    const stored = h.table.state('chat-llm') as Record<string, unknown>;
+    expect(stored.version).toBe(13);
+    expect(stored.forecastFloor).toEqual(item.forecastFloor);
   });
 
   it('stays closed when the policy turns it off', async () => {
