@@ -15,12 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { parseTrace } from '../shared/backtest/trace.ts';
 import { type ScriptUsage, scriptArgs } from './args.ts';
+import { requestsCsv } from './year-trace.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY = 1440;
 const read = (file: string) => parseTrace(readFileSync(join(root, 'traces', file), 'utf8'), file).requests;
-const csv = (xs: readonly number[]) =>
-  `${['minute,requests', ...xs.map((x, m) => `${m},${Math.max(0, Math.round(x))}`)].join('\n')}\n`;
 
 export function nasaGrowthFlash(nasa: readonly number[], seed = 42): number[] {
   const random = mulberry32(seed);
@@ -65,7 +64,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ['llm-3h-ramp.csv', llmRamp(read('azure_llm_2023_conv_per_minute.csv'))],
   ];
   for (const [name, xs] of files) {
-    writeFileSync(join(folder, name), csv(xs));
+    writeFileSync(join(folder, name), requestsCsv(xs));
     console.log(`wrote ${join(folder, name)} (${xs.length} minutes)`);
   }
 }

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { type ScriptUsage, scriptArgs } from './args.ts';
-import { yearTrace } from './year-trace.ts';
+import { requestsCsv, yearTrace } from './year-trace.ts';
 
 const DAY = 1440;
 /** Three weeks: two smooth ones to learn from, then the shift. */
@@ -55,9 +55,6 @@ export function smoothShifts(base: readonly number[] = yearTrace(SHIFT_MINUTES))
   ];
 }
 
-const csv = (xs: readonly number[]) =>
-  `${['minute,requests', ...xs.map((x, m) => `${m},${Math.max(0, Math.round(x))}`)].join('\n')}\n`;
-
 const USAGE: ScriptUsage = {
   script: 'smooth-shifts',
   synopsis: 'node scripts/smooth-shifts.ts [FOLDER]',
@@ -74,7 +71,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const folder = resolve(positionals[0] ?? join(root, 'reports', 'smooth-shifts'));
   mkdirSync(folder, { recursive: true });
   for (const [name, xs] of smoothShifts()) {
-    writeFileSync(join(folder, `${name}.csv`), csv(xs));
+    writeFileSync(join(folder, `${name}.csv`), requestsCsv(xs));
     console.log(`wrote ${join(folder, `${name}.csv`)} (${xs.length} minutes)`);
   }
 }

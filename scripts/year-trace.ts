@@ -57,13 +57,17 @@ export function yearTrace(minutes = YEAR_MINUTES, seed = 18): number[] {
   return out;
 }
 
-/** The trace as the CSV the backtest reads (`minute,requests`); about 6 MB for a year. */
-export function yearTraceCsv(minutes = YEAR_MINUTES, seed = 18): string {
-  const requests = yearTrace(minutes, seed);
+/** Requests per minute as the CSV the backtest reads (`minute,requests`), each rounded and at least 0. */
+export function requestsCsv(requests: readonly number[]): string {
   const lines = new Array<string>(requests.length + 1);
   lines[0] = 'minute,requests';
-  for (let m = 0; m < requests.length; m++) lines[m + 1] = `${m},${requests[m]}`;
+  for (let m = 0; m < requests.length; m++) lines[m + 1] = `${m},${Math.max(0, Math.round(requests[m]!))}`;
   return `${lines.join('\n')}\n`;
+}
+
+/** The trace as the CSV the backtest reads (`minute,requests`); about 6 MB for a year. */
+export function yearTraceCsv(minutes = YEAR_MINUTES, seed = 18): string {
+  return requestsCsv(yearTrace(minutes, seed));
 }
 
 /** Writes the trace to `file` (a temporary path: a year is too large to commit). */
