@@ -85,7 +85,14 @@ export function runBacktest(input: BacktestInput): BacktestResult {
   if (sweep) runs.splice(bestRowIndex(runs), 0, sweep.row);
   const tokens = tokensPerMinute(trace, workload.requests);
   for (const { summary, series } of runs) {
-    Object.assign(summary, attainmentOf(summary, objective));
+    Object.assign(
+      summary,
+      attainmentOf(summary, objective, {
+        violationMinutes: series.violationMinutes,
+        requests: workload.requests,
+        scoreFrom,
+      }),
+    );
     Object.assign(
       summary,
       unitCost({

@@ -48,7 +48,12 @@ function runAt(fraction: number, input: SweepInput, series: boolean): { run: Pol
     series,
   };
   const run = simulate(policy, sim);
-  return { run, judged: attainmentOf(run.summary, input.objective) };
+  const record = {
+    violationMinutes: run.series.violationMinutes,
+    requests: input.workload.requests,
+    scoreFrom: input.scoreFrom,
+  };
+  return { run, judged: attainmentOf(run.summary, input.objective, record) };
 }
 
 /**

@@ -74,11 +74,18 @@ function optionsBeyondReference({ scenario: s }: BacktestResult): string[] {
 }
 
 /** After the table: the objective, the sweep and the saving at equal SLO, in numbers. */
-function sloLines({ slo }: BacktestResult): string[] {
+function sloLines({ slo, trace }: BacktestResult): string[] {
   if (!slo) return [];
+  const days = whole.format(slo.objective.windowMinutes / 1440);
+  const scored = trace.minutes - (trace.scoreFrom ?? 0);
   const lines = [
-    `objective: ${objectiveText(slo.objective)} within the SLO over ${whole.format(slo.objective.windowMinutes / 1440)} days; budget spent = (1 - attained) / (1 - objective)`,
+    `objective: ${objectiveText(slo.objective)} within the SLO over ${days} days; budget spent = (1 - attained) / (1 - objective)`,
   ];
+  if (scored > slo.objective.windowMinutes) {
+    lines.push(
+      `the run is longer than the window (${whole.format(scored / 1440)} days): attained and budget spent are each policy's worst ${days}-day window; "of minutes" counts the whole run`,
+    );
+  }
   if (slo.sweep.length === 0) return lines;
   const first = slo.sweep[0]!.fraction;
   const last = slo.sweep[slo.sweep.length - 1]!.fraction;
@@ -138,6 +145,9 @@ export function toJsonReport(result: BacktestResult): object {
       costPer1kRequestsWithinSloUsd: s.costPer1kRequestsWithinSloUsd ?? null,
       costPerMillionTokensUsd: s.costPerMillionTokensUsd ?? null,
       attainment: s.attainment ?? null,
+      ...(s.traceAttainment !== undefined
+        ? { traceAttainment: s.traceAttainment, worstWindowFrom: s.worstWindowFrom ?? null }
+        : {}),
       requestsAttainment: s.requestsAttainment ?? null,
       budgetSpent: s.budgetSpent ?? null,
       meetsObjective: s.meetsObjective ?? null,

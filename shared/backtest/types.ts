@@ -80,8 +80,15 @@ export interface PolicySummary {
   costPerMillionTokensUsd?: number | null;
   /** Decisions per reason code (governor policies only). */
   reasonCounts?: Partial<Record<ReasonCode, number>>;
-  /** Against the objective (./attainment.ts), set by runBacktest: 1 - violationRatio. */
+  /**
+   * Against the objective (./attainment.ts), set by runBacktest: 1 - violationRatio, or on a run
+   * longer than the objective's window, its worst window's share.
+   */
   attainment?: number;
+  /** Runs longer than the window: 1 - violationRatio over the whole run. */
+  traceAttainment?: number;
+  /** Runs longer than the window: the first minute of the worst window. */
+  worstWindowFrom?: number;
   /** 1 - requestsInViolationRatio. */
   requestsAttainment?: number;
   /** Error budget spent: (1 - attainment) / (1 - objective); 1 = all of it. */
