@@ -35,9 +35,14 @@ export interface Verdict {
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 const objectivePct = (x: number) => `${Number((100 * x).toFixed(3))} %`;
 
+/**
+ * The held-out part as runBacktest judged it: on a part longer than the objective's window, its
+ * worst window (shared/backtest/attainment.ts); otherwise, and for a summary judged by nothing, the
+ * whole part.
+ */
 export function attainment(s: PolicySummary, goal: Goal): Attainment {
-  const minutes = 1 - s.violationRatio;
-  const requests = 1 - s.requestsInViolationRatio;
+  const minutes = s.attainment ?? 1 - s.violationRatio;
+  const requests = s.requestsAttainment ?? 1 - s.requestsInViolationRatio;
   const r = goal.objective.requests;
   return {
     minutes,

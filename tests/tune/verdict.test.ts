@@ -79,6 +79,15 @@ describe('judge: the held-out part against the objective', () => {
     );
   });
 
+  it('reads a held-out part longer than the window by its worst window, as the backtest judged it', () => {
+    // The tuned policy is at 99.6 % over the whole part but at 99.3 % in its worst 30 days.
+    const tuned = { ...held('governor', 1800, 0.004), attainment: 0.993, traceAttainment: 0.996 };
+    const v = judge({ tuned, start: held('governor', 2000, 0.001), baseline }, goal);
+    expect(v.tuned.minutes).toBeCloseTo(0.993, 12);
+    expect(v.tuned.meets).toBe(false);
+    expect(v.kept).toBe(true);
+  });
+
   it('counts requests when the objective has them', () => {
     const both = goalOf({ minutes: 0.995, requests: 0.99 });
     const v = judge(
