@@ -50,13 +50,15 @@ interface WorstWindow {
 }
 
 /**
- * The worst window of `w` minutes inside [scoreFrom, end): minutes by two pointers over the sorted
- * violation minutes (every run of violations closer than w fits one window inside the span), requests
- * by prefix sums over every window start. O(n) on a year of minutes.
+ * The worst window of `window` minutes inside [scoreFrom, end) (the whole span when it is shorter):
+ * minutes by two pointers over the sorted violation minutes (every run of violations closer than the
+ * window fits one window inside the span), requests by a sum slid over every window start. O(n) on
+ * a year of minutes.
  */
-export function worstWindow(record: MinuteRecord, w: number): WorstWindow {
+export function worstWindow(record: MinuteRecord, window: number): WorstWindow {
   const { violationMinutes: v, requests, scoreFrom } = record;
   const end = requests.length;
+  const w = Math.min(window, end - scoreFrom);
   let most = 0;
   let minutesFrom = scoreFrom;
   for (let i = 0, j = 0; i < v.length; i++) {

@@ -70,6 +70,16 @@ describe('worstWindow', () => {
   });
 });
 
+describe('worstWindow of a span shorter than the window', () => {
+  it('is the whole span', () => {
+    const r = { violationMinutes: [4, 7], requests: [1, 1, 1, 1, 2, 1, 1, 2, 1, 1], scoreFrom: 2 };
+    const worst = worstWindow(r, 30);
+    expect(worst.badMinutes).toBeCloseTo(2 / 8, 12);
+    expect(worst.badRequests).toBeCloseTo(4 / 10, 12);
+    expect([worst.minutesFrom, worst.requestsFrom]).toEqual([2, 2]);
+  });
+});
+
 describe('attainmentOf with the minutes of the run', () => {
   const objective = { minutes: 0.9, windowMinutes: 10 };
   const requests = new Array<number>(40).fill(1);
