@@ -101,10 +101,12 @@ export function toTuneReport(r: TuneResult, info: ReportInfo): TuneReport {
 export interface Row {
   name: string;
   costVsOracle: number;
-  /** 1 - violation minutes / minutes. */
+  /** 1 - violation minutes / minutes; held out, as the backtest judged it (its worst window when longer than the window). */
   attainment: number;
-  /** 1 - requests in violating minutes / requests. */
+  /** 1 - requests in violating minutes / requests (held out: as judged). */
   requestsAttainment: number;
+  /** Held out and longer than the objective's window: the whole part's share of minutes. */
+  wholePart?: number;
   violationMinutes: number;
   scalingActions: number;
   /** The training part only: the attainment of its worst fold. */
@@ -127,7 +129,13 @@ const fromFigures = (name: string, f: Figures): Row => ({
   worstFold: 1 - maxOf(f.folds.map((x) => x.violationRatio)),
 });
 
-const fromSummary = (name: string, s: PolicySummary): Row => row(name, s, s.requestsInViolationRatio);
+/** A held-out summary as runBacktest judged it: on a part longer than the window, its worst window. */
+const fromSummary = (name: string, s: PolicySummary): Row => ({
+  ...row(name, s, s.requestsInViolationRatio),
+  ...(s.attainment !== undefined ? { attainment: s.attainment } : {}),
+  ...(s.requestsAttainment !== undefined ? { requestsAttainment: s.requestsAttainment } : {}),
+  ...(s.traceAttainment !== undefined ? { wholePart: s.traceAttainment } : {}),
+});
 
 /** The rows of the training or held-out part: tuned, starting, target tracking. */
 export function partRows(r: TuneReport, part: 'training' | 'heldOut', startName: string): Row[] {
@@ -180,6 +188,15 @@ export const changeList = (r: TuneReport): string =>
     ? r.changes.map(([k, a, b]) => `${k} ${a ?? 'default'} -> ${b}`).join(', ')
     : 'nothing: the starting policy was already the best the search found';
 
+/** Under the held-out table when it is longer than the objective's window: what its attainment is. */
+export function windowNote(rows: Row[]): string[] {
+  if (!rows.some((x) => x.wholePart !== undefined)) return [];
+  const whole = rows.map((x) => `${x.name} ${pct(x.wholePart ?? x.attainment)}`).join(', ');
+  return [
+    `the held-out part is longer than the objective's window: attainment is each policy's worst window (the whole part: ${whole})`,
+  ];
+}
+
 export function formatTuneReport(r: TuneReport, startName: string): string {
   const requests = r.objective.requests !== null;
   const s = r.search;
@@ -193,6 +210,7 @@ export function formatTuneReport(r: TuneReport, startName: string): string {
     '',
     'held-out part:',
     ...table(partRows(r, 'heldOut', startName), requests),
+    ...windowNote(partRows(r, 'heldOut', startName)),
     '',
     `verdict: ${r.verdict.sentence}`,
     r.verdict.written,

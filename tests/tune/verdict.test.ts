@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicySummary } from '#shared/backtest/types.ts';
 import { goalOf } from '#shared/tune/objective.ts';
+import { partRows, type TuneReport, windowNote } from '#shared/tune/report.ts';
 import { judge } from '#shared/tune/verdict.ts';
 
 const held = (name: string, instanceMinutes: number, violationRatio: number, requests = violationRatio) =>
@@ -86,6 +87,32 @@ describe('judge: the held-out part against the objective', () => {
     expect(v.tuned.minutes).toBeCloseTo(0.993, 12);
     expect(v.tuned.meets).toBe(false);
     expect(v.kept).toBe(true);
+  });
+
+  it('shows a held-out part longer than the window as judged, with the whole part in a note', () => {
+    const tuned = { ...held('governor', 1800, 0.004), attainment: 0.993, traceAttainment: 0.996 };
+    const start = { ...held('governor', 2000, 0.001), attainment: 0.998, traceAttainment: 0.999 };
+    const rows = partRows(
+      { heldOut: { tuned, start, baseline } } as unknown as TuneReport,
+      'heldOut',
+      'p.yaml',
+    );
+    expect(rows.map((r) => r.attainment)).toEqual([0.993, 0.998, 1 - 0.07]);
+    expect(windowNote(rows)).toEqual([
+      "the held-out part is longer than the objective's window: attainment is each policy's worst window (the whole part: tuned 99.60 %, starting (p.yaml) 99.90 %, aws-target-tracking 93.00 %)",
+    ]);
+    // A part within the window: no note.
+    expect(
+      windowNote(
+        partRows(
+          {
+            heldOut: { tuned: held('governor', 1, 0), start: held('governor', 1, 0), baseline },
+          } as unknown as TuneReport,
+          'heldOut',
+          'p.yaml',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('counts requests when the objective has them', () => {
