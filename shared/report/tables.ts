@@ -89,10 +89,15 @@ const COLUMNS = [
 const TOKEN_COLUMN = 'Cost per million tokens';
 
 /** The objective and what the budget column means, when the run was judged against one. */
-function objectiveCaption({ slo }: BacktestResult): string {
+function objectiveCaption({ slo, trace }: BacktestResult): string {
   if (!slo) return '';
   const o = slo.objective;
-  return ` Objective: ${escapeHtml(objectiveText(o))} within the SLO over ${formatNumber(o.windowMinutes / 1440)} days; budget spent is (1 - share within) / (1 - objective), 100 % all of it.`;
+  const days = formatNumber(o.windowMinutes / 1440);
+  const longer =
+    trace.minutes - (trace.scoreFrom ?? 0) > o.windowMinutes
+      ? ` The run is longer than the window: the share within the SLO and the budget are each policy's worst ${days}-day window.`
+      : '';
+  return ` Objective: ${escapeHtml(objectiveText(o))} within the SLO over ${days} days; budget spent is (1 - share within) / (1 - objective), 100 % all of it.${longer}`;
 }
 
 export function summaryTable(result: BacktestResult): string {

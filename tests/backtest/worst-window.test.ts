@@ -11,6 +11,7 @@ import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { formatTable } from '#shared/backtest/table.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import { summaryTable } from '#shared/report/tables.ts';
 
 /** Every window of w minutes inside [scoreFrom, end), counted the slow way. */
 function bruteForce(r: MinuteRecord, w: number) {
@@ -126,7 +127,7 @@ describe('attainmentOf with the minutes of the run', () => {
 });
 
 describe('a backtest longer than the window', () => {
-  it('judges every policy by its worst window and says so under the table', () => {
+  it('judges every policy by its worst window and says so under the table and in the report', () => {
     const text = `version: 1
 targets:
   - id: t
@@ -172,6 +173,9 @@ targets:
     expect(tt.attainment).toBeCloseTo(
       1 - worstWindow({ violationMinutes: bad, requests, scoreFrom: 0 }, 1440).badMinutes,
       12,
+    );
+    expect(summaryTable(result)).toContain(
+      "The run is longer than the window: the share within the SLO and the budget are each policy's worst 1-day window.",
     );
     expect(formatTable(result)).toContain(
       "the run is longer than the window (3 days): attained and budget spent are each policy's worst 1-day window",
