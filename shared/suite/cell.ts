@@ -29,7 +29,7 @@ export interface CellFigures {
   violationMinutes: number;
   violationRatio: number;
   scalingActions: number;
-  /** Share of minutes within the SLO: 1 - violationRatio. */
+  /** Share of minutes within the SLO as judged: 1 - violationRatio, or the worst window's on a trace longer than the window. */
   attainment: number;
   meetsObjective: boolean;
 }

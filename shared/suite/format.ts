@@ -79,8 +79,15 @@ export function formatSuite(cells: readonly CellResult[]): string {
       .trimEnd();
   const notes = [...new Set(cells.flatMap((c) => c.notes.map((n) => `${c.trace} ${c.variant}: ${n}`)))];
   const objective = cells[0] ? objectiveText(cells[0].objective) : 'the objective';
+  const longer = [...new Set(cells.filter((c) => c.minutes > c.objective.windowMinutes).map((c) => c.trace))];
+  const windowDays = cells[0] ? cells[0].objective.windowMinutes / 1440 : 30;
   return [
     `cost is instance-minutes over the oracle's; "attained": share of minutes within the SLO (objective ${objective})`,
+    ...(longer.length > 0
+      ? [
+          `longer than the objective's window, so "attained" is the worst ${windowDays}-day window: ${longer.join(', ')}`,
+        ]
+      : []),
     'best target: the cheapest target tracking target (0.1-1.0 x saturation) that meets the objective on the same run',
     'a win: governor meets the objective and costs no more than target tracking at its best target (or meets it where no target can)',
     '',
