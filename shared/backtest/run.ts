@@ -163,6 +163,7 @@ function judged(objective: Objective, runs: readonly PolicyRun[], sweep: Sweep |
       costVsOracle: governor.costVsOracle,
       attainment: governor.attainment,
       meetsObjective: governor.meetsObjective ?? false,
+      ...(governor.traceAttainment !== undefined ? { worstWindow: true } : {}),
     },
     best: sweep.best,
     closest: closestTarget(sweep.points),

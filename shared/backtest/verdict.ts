@@ -19,7 +19,14 @@ export interface SloVerdict {
 
 export interface VerdictInput {
   objective: Objective;
-  governor: { instanceMinutes: number; costVsOracle: number; attainment: number; meetsObjective: boolean };
+  governor: {
+    instanceMinutes: number;
+    costVsOracle: number;
+    attainment: number;
+    meetsObjective: boolean;
+    /** The attainment is the worst window's (a run longer than the objective's window). */
+    worstWindow?: boolean;
+  };
   best: SweptPoint | null;
   /** The swept target closest to the objective, for "cannot meet it at any target". */
   closest: SweptPoint;
@@ -41,7 +48,8 @@ function savingClause(saving: number | null): string {
 export function judgeSlo(input: VerdictInput): SloVerdict {
   const { objective, governor: g, best, closest } = input;
   const goal = objectiveText(objective);
-  const opening = `Governor ${g.meetsObjective ? 'meets' : 'misses'} ${goal} within the SLO (${shareText(g.attainment)}) at ${ratio(g.costVsOracle)} the oracle`;
+  const where = g.worstWindow ? ` in its worst ${objective.windowMinutes / 1440} days` : '';
+  const opening = `Governor ${g.meetsObjective ? 'meets' : 'misses'} ${goal} within the SLO (${shareText(g.attainment)}${where}) at ${ratio(g.costVsOracle)} the oracle`;
   const saving = savingClause(input.savingAtEqualSlo);
   if (!best) {
     const none = `target tracking cannot meet it at any target (at best ${shareText(closest.attainment)} at ${at(closest)})`;

@@ -165,4 +165,17 @@ describe('the verdict', () => {
       'Governor meets 99.5 % of minutes within the SLO (99.75 %) at 1.80x the oracle, 10.0 % less than target tracking at its best target (0.4 x saturation, 2.00x).',
     );
   });
+
+  it('says when the attainment is the worst window of a run longer than the window', () => {
+    const v = judgeSlo({
+      objective,
+      governor: { ...g(900, 0.9975), worstWindow: true },
+      best: bestTarget(SWEEP),
+      closest: closestTarget(SWEEP),
+      savingAtEqualSlo: null,
+    });
+    expect(v.sentence).toMatch(
+      /^Governor meets 99\.5 % of minutes within the SLO \(99\.75 % in its worst 30 days\) at 1\.80x/,
+    );
+  });
 });
