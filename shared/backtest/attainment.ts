@@ -38,6 +38,8 @@ export interface MinuteRecord {
   requests: ArrayLike<number>;
   /** The first scored minute (0: all). */
   scoreFrom: number;
+  /** The first minute past the span (default: the end of the trace). */
+  end?: number;
 }
 
 interface WorstWindow {
@@ -57,7 +59,7 @@ interface WorstWindow {
  */
 export function worstWindow(record: MinuteRecord, window: number): WorstWindow {
   const { violationMinutes: v, requests, scoreFrom } = record;
-  const end = requests.length;
+  const end = record.end ?? requests.length;
   const w = Math.min(window, end - scoreFrom);
   let most = 0;
   let minutesFrom = scoreFrom;
