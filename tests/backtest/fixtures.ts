@@ -18,6 +18,15 @@ export function dailySteps(days: number, wobble = false): Trace {
   return { name: 'daily-steps', resolution: 'minute', requests, inputTokens: null, outputTokens: null };
 }
 
+/** A per-minute trace of these requests, without tokens. */
+export const minuteTrace = (name: string, requests: number[]): Trace => ({
+  name,
+  resolution: 'minute',
+  requests,
+  inputTokens: null,
+  outputTokens: null,
+});
+
 /** One SageMaker variant target t with the given body lines (signals, scaling and more), parsed. */
 export function variantTarget(body: string): TargetPolicy {
   const result = parsePolicyText(`

@@ -9,9 +9,8 @@ import { attainmentOf, type MinuteRecord, worstWindow } from '#shared/backtest/a
 import { runBacktest } from '#shared/backtest/run.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { formatTable } from '#shared/backtest/table.ts';
-import type { Trace } from '#shared/backtest/trace.ts';
-import { parsePolicyText } from '#shared/policy/load.ts';
 import { summaryTable } from '#shared/report/tables.ts';
+import { minuteTrace, variantTarget } from './fixtures.ts';
 
 /** Every window of w minutes inside [scoreFrom, end), counted the slow way. */
 function bruteForce(r: MinuteRecord, w: number) {
@@ -128,34 +127,17 @@ describe('attainmentOf with the minutes of the run', () => {
 
 describe('a backtest longer than the window', () => {
   it('judges every policy by its worst window and says so under the table and in the report', () => {
-    const text = `version: 1
-targets:
-  - id: t
-    kind: sagemaker-variant
-    region: us-east-1
-    endpointName: e
-    variantName: v
-    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
+    const target = variantTarget(`    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
     scaling: { minCapacity: 1, maxCapacity: 100 }
     signals:
       - { metric: invocationsPerInstance, target: 75, tolerance: 0.05 }
       - { metric: p95LatencyMs, sloMs: 2000 }
-    slo: { objective: { minutes: 0.99 }, windowDays: 1 }
-`;
-    const parsed = parsePolicyText(text);
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    const target = parsed.policy.targets[0]!;
+    slo: { objective: { minutes: 0.99 }, windowDays: 1 }`);
     // Three days, flat but for three one-minute surges of 6x, all on the second day.
     const requests = Array.from({ length: 3 * 1440 }, (_, m) =>
       [1440 + 200, 1440 + 600, 1440 + 1000].includes(m) ? 600 : 100,
     );
-    const trace: Trace = {
-      name: 'three-days',
-      resolution: 'minute',
-      requests,
-      inputTokens: null,
-      outputTokens: null,
-    };
+    const trace = minuteTrace('three-days', requests);
     const result = runBacktest({
       trace,
       target,

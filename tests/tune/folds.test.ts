@@ -6,40 +6,22 @@ import { describe, expect, it } from 'vitest';
 import { worstWindow } from '#shared/backtest/attainment.ts';
 import { lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
-import type { Trace } from '#shared/backtest/trace.ts';
-import { parsePolicyText } from '#shared/policy/load.ts';
 import { evaluate, FOLDS } from '#shared/tune/evaluate.ts';
+import { minuteTrace, variantTarget } from '../backtest/fixtures.ts';
 
-const policy = (windowDays: number) => {
-  const parsed = parsePolicyText(`version: 1
-targets:
-  - id: t
-    kind: sagemaker-variant
-    region: us-east-1
-    endpointName: e
-    variantName: v
-    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
+const policy = (windowDays: number) =>
+  variantTarget(`    instanceCapacity: { requestsPerMinuteAtSlo: 120 }
     scaling: { minCapacity: 1, maxCapacity: 100 }
     signals:
       - { metric: invocationsPerInstance, target: 75, tolerance: 0.05 }
       - { metric: p95LatencyMs, sloMs: 2000 }
-    slo: { objective: { minutes: 0.99 }, windowDays: ${windowDays} }
-`);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  return parsed.policy.targets[0]!;
-};
+    slo: { objective: { minutes: 0.99 }, windowDays: ${windowDays} }`);
 
 // Four days, flat but for one-minute surges of 6x, all in the first day of the first fold.
 const MINUTES = 4 * 1440;
 const surges = [100, 400, 700, 1000];
 const requests = Array.from({ length: MINUTES }, (_, m) => (surges.includes(m) ? 600 : 100));
-const trace: Trace = {
-  name: 'four-days',
-  resolution: 'minute',
-  requests,
-  inputTokens: null,
-  outputTokens: null,
-};
+const trace = minuteTrace('four-days', requests);
 
 describe('tune folds', () => {
   it('reads a fold longer than the window by its worst window, a fold within it whole', () => {
