@@ -1,33 +1,16 @@
-/**
- * The error budget against moto over HTTP: the evaluate Lambda handler itself (handler.ts, with
- * its environment pointed at moto) through the real AWS SDK, one tick a minute for eight minutes,
- * the clock moved between them (only Date is faked; the SDK's timers are real).
- *
- * moto computes no percentiles (a p95 query fails its whole GetMetricData call), so the latency
- * signal reads a server-published p95 (`Demo/LLM P95LatencyMs`, Maximum per minute) through the
- * signal's `cloudwatch` override, as a fleet whose server publishes its own p95 would. Shadow mode:
- * Governor decides and records, starts nothing (moto runs no scale-target state machine here).
- *
- * Timeline: four minutes at 900 ms, then four at 2,600 ms against an SLO of 2,000 ms (99.5 % of
- * minutes over 30 days). Read back from moto's DynamoDB: the state item's ledger holds the eight
- * minutes and the headroom the pure control reaches over the same minutes; the audit items carry
- * it on each decision; the EMF lines carry the attainment and the burn rates.
- */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import type { HeadroomState } from '#shared/slo/control.ts';
 import { SliLedger } from '#shared/slo/ledger.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { sliSample, stepSlo } from '#shared/slo/step.ts';
-import { type MotoServer, motoGate, startMoto, TEST_REGION } from '../support/moto.ts';
+import { motoGate, TEST_REGION } from '../support/moto.ts';
 import {
   decisionRecords,
-  evaluateStackOnMoto,
+  evaluateRunOnMoto,
   serverP95Signal,
   storedStateOf,
   tickAfterMinute,
-  withFakeDateAndEmf,
 } from '../support/moto-evaluate-handler.ts';
 
 const gate = motoGate();
@@ -73,31 +56,18 @@ function pureHeadroom() {
 }
 
 describe.skipIf(!gate.available)('the error budget on moto, through the evaluate handler', () => {
-  let moto: MotoServer;
-  let doc: DynamoDBDocumentClient;
-  const emf: Record<string, unknown>[] = [];
-
-  beforeAll(async () => {
-    moto = await startMoto();
-    const stack = await evaluateStackOnMoto(moto, POLICY, ENDPOINT);
-    doc = stack.doc;
-    await withFakeDateAndEmf(emf, async () => {
-      for (const [i, ms] of LATENCY.entries()) {
-        const minute = T0 + i * MIN;
-        // The tick 5 s into the next minute reads this one, as the scheduler's would.
-        await tickAfterMinute(stack, ENDPOINT, minute, { perInstance: 80, p95Ms: ms }, `slo-${i}`);
-      }
-    });
-  }, 60_000);
-  afterAll(async () => {
-    vi.unstubAllEnvs();
-    await moto?.stop();
+  const run = evaluateRunOnMoto(POLICY, ENDPOINT, async (stack) => {
+    for (const [i, ms] of LATENCY.entries()) {
+      const minute = T0 + i * MIN;
+      // The tick 5 s into the next minute reads this one, as the scheduler's would.
+      await tickAfterMinute(stack, ENDPOINT, minute, { perInstance: 80, p95Ms: ms }, `slo-${i}`);
+    }
   });
 
-  const audits = () => decisionRecords(doc, 'chat-llm');
+  const audits = () => decisionRecords(run.doc, 'chat-llm');
 
   it('keeps the eight minutes and the pure control’s headroom in the state item', async () => {
-    const state = await storedStateOf(doc, 'chat-llm');
+    const state = await storedStateOf(run.doc, 'chat-llm');
     expect(state.problems).toEqual([]);
     const minutes = Array.from({ length: 8 }, (_, i) => T0 / MIN + i + 1);
     expect(state.slo!.ledger.minutes).toEqual(minutes.map((m, i) => [m, LATENCY[i]! <= 2000 ? 1 : 0, 160]));
@@ -118,7 +88,7 @@ describe.skipIf(!gate.available)('the error budget on moto, through the evaluate
   });
 
   it('publishes the attainment, the budget left, the factor and both burn rates as EMF', () => {
-    const mine = emf.filter((e) => e.TargetId === 'chat-llm');
+    const mine = run.emf.filter((e) => e.TargetId === 'chat-llm');
     const budget = mine.filter((e) => 'SloAttainment' in e).at(-1);
     expect(budget).toMatchObject({ SloAttainment: 50, HeadroomFactor: pureHeadroom().at(-1)!.factor });
     const burns = mine.filter((e) => 'BurnRate' in e).slice(-2);

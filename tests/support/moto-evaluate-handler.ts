@@ -12,7 +12,7 @@ import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, Handler } from 'aws-lambda';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import type { DecisionRecord } from '#shared/apply/records.ts';
 import { decodeState, type StoredState } from '#shared/state/item.ts';
 import {
@@ -24,6 +24,7 @@ import {
   putDatapoints,
   putStringParameter,
   putVariantMinute,
+  startMoto,
   TEST_ACCOUNT,
   TEST_REGION,
 } from './moto.ts';
@@ -162,6 +163,37 @@ export async function tickAfterMinute(
   await putServerP95(stack.cw, endpoint, minuteStart, minute.p95Ms);
   vi.setSystemTime(minuteStart + 60_000 + 5_000);
   await stack.handler(schedulerTick(id, Date.now()), EVALUATE_CONTEXT, () => {});
+}
+
+/** What evaluateRunOnMoto's tests read: the table's client (set once its beforeAll is done) and the EMF lines. */
+export interface EvaluateRun {
+  doc: DynamoDBDocumentClient;
+  emf: Record<string, unknown>[];
+}
+
+/**
+ * Call inside a describe: before its tests, moto started, the stack on it (evaluateStackOnMoto)
+ * and `drive` run with Date faked and the EMF lines collected; after them, the environment
+ * restored and moto stopped.
+ */
+export function evaluateRunOnMoto(
+  policy: string,
+  endpoint: string,
+  drive: (stack: Awaited<ReturnType<typeof evaluateStackOnMoto>>) => Promise<void>,
+): EvaluateRun {
+  let moto: MotoServer | undefined;
+  const run = { emf: [] } as unknown as EvaluateRun;
+  beforeAll(async () => {
+    moto = await startMoto();
+    const stack = await evaluateStackOnMoto(moto, policy, endpoint);
+    run.doc = stack.doc;
+    await withFakeDateAndEmf(run.emf, () => drive(stack));
+  }, 60_000);
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await moto?.stop();
+  });
+  return run;
 }
 
 /** A target's state item in the table, decoded. */
