@@ -2,14 +2,15 @@
  * Backtest speed: simulated minutes per second on the 27.6-day NASA trace (each policy alone,
  * then all of them as `governor backtest` runs them), each against a plain loop of the reference
  * scenario's tick run in the same process (the "x plain loop" column: machine speed divides
- * out); the whole backtest against the code of a baseline commit run in the same process,
+ * out); the whole backtest with the governor's forecasts on a second thread against one thread;
+ * the whole backtest against the code of a baseline commit run in the same process,
  * paired (GOVERNOR_BENCH_BASELINE, default f2ba738: before issue 19's speed work; needs git);
  * peak memory; and the wall time of the whole `npm start` (a fresh node process: load,
  * simulate, table, JSON and HTML). Prints figures; never fails.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPolicies } from '#shared/backtest/policies/index.ts';
@@ -93,6 +94,31 @@ function perPolicy(): void {
   );
 }
 
+/**
+ * The governor's forecasts on a second thread (`governor backtest` on two cores or more) against
+ * the same backtest in one thread, alternating in this process, wall time (the thread saves
+ * wall time and costs CPU time: it loads its own modules and shares the cores).
+ */
+function forecastThread(): void {
+  const parsed = parsePolicyText(readFileSync(join(root, 'examples/policy.yaml'), 'utf8'));
+  if (!parsed.ok) throw new Error('examples/policy.yaml is invalid');
+  const target = parsed.policy.targets[0]!;
+  const trace = parseTrace(readFileSync(join(root, TRACE), 'utf8'), TRACE);
+  const walls = { one: [] as number[], two: [] as number[] };
+  for (let i = 0; i < 3; i++) {
+    for (const parallel of [false, true]) {
+      const t0 = performance.now();
+      runBacktest({ trace, target, options: DEFAULT_SCENARIO, parallel });
+      walls[parallel ? 'two' : 'one'].push(performance.now() - t0);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+  const [one, two] = [median(walls.one), median(walls.two)];
+  console.log(
+    `whole NASA backtest, wall time: one thread ${fmt(one)} ms, forecasts on a second thread ${fmt(two)} ms (${fmt(one / two, 2)}x; median of 3, alternating; ${availableParallelism()} cores)`,
+  );
+}
+
 type RunBacktest = typeof runBacktest;
 
 /**
@@ -148,6 +174,7 @@ function npmStart(): void {
 
 export async function run(): Promise<void> {
   perPolicy();
+  forecastThread();
   await againstBaseline();
   npmStart();
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { boundNotes } from '../backtest/bounds.ts';
 import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
 import { progressBar } from '../backtest/progress.ts';
@@ -84,6 +85,7 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
       target,
       options,
       onProgress: bar?.update,
+      parallel: availableParallelism() > 1,
       ...(scoreFrom !== undefined ? { scoreFrom } : {}),
     });
   } catch (error) {

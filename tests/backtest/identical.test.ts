@@ -135,6 +135,22 @@ describe('the backtest gives the pinned results bit for bit', () => {
     180_000,
   );
 
+  // The same runs with the governor's forecasts on a second thread (`governor backtest` on two
+  // cores or more): the traces that have forecasts (the hour-long ones plan none).
+  it.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_minute.csv'])(
+    'every policy on %s, its forecasts on a second thread',
+    (file) => {
+      const result = runBacktest({
+        trace: load(file),
+        target: example,
+        options: DEFAULT_SCENARIO,
+        parallel: true,
+      });
+      expect(digests(file, result)).toEqual(pinsOf(file, pinned()));
+    },
+    180_000,
+  );
+
   // The warm-pool target: its governor alone, scored from day 15 through the memo governor tune
   // shares (the same fits, computed once).
   it('the warm-pool target on nasa_http_1995_jul_per_minute.csv', () => {

@@ -7,7 +7,7 @@ import { AWS_DEFAULTS, awsTargetTrackingPolicy } from './aws-target-tracking.ts'
 import { awsConcurrencyTrackingPolicy } from './aws-target-tracking-concurrency.ts';
 import { governorPolicy } from './governor.ts';
 import { HPA_DEFAULTS, k8sHpaPolicy } from './k8s-hpa.ts';
-import { Lookahead } from './lookahead.ts';
+import { Lookahead, type LookaheadOptions } from './lookahead.ts';
 import { oraclePolicy } from './oracle.ts';
 import { staticPeakPolicy } from './static-peak.ts';
 import type { Policy, PolicyContext } from './types.ts';
@@ -31,19 +31,19 @@ export const AWS_RECOMMENDED_FRACTION_OF_SATURATION = 0.5;
 const DEFAULT_LEAD_MINUTES = 10;
 
 /**
- * The look-ahead for a target whose policy enables a forecast, a warm pool or measured noise.
+ * The look-ahead's options for a target whose policy enables a forecast, a warm pool or measured noise.
  * Lead time starts at the policy's (forecast.leadTimeMinutes) and follows the scale-outs the
  * governor policy measures in the simulated fleet, as it does in AWS. Request figures are
  * divided by k (policyUnitScale) to put the policy's units back into the trace's.
  */
-function lookaheadFor(target: TargetPolicy, ctx: PolicyContext): Lookahead | undefined {
+export function lookaheadOptions(target: TargetPolicy, ctx: PolicyContext): LookaheadOptions | undefined {
   const { scenario } = ctx;
   const minutes = ctx.work.length;
   const f = target.forecast;
   if (!f?.enabled && !target.warmPool?.enabled && !target.noise?.enabled) return undefined;
   const planned = plannedRequestsPerInstance(target);
   const k = scenario.policyUnitScale;
-  return new Lookahead({
+  return {
     forecast: {
       ...(f ?? {
         quantile: 'p90',
@@ -64,7 +64,12 @@ function lookaheadFor(target: TargetPolicy, ctx: PolicyContext): Lookahead | und
     instanceCapacity: scenario.mu,
     minutes,
     ...(ctx.fits ? { fits: ctx.fits } : {}),
-  });
+  };
+}
+
+function lookaheadFor(target: TargetPolicy, ctx: PolicyContext): Lookahead | undefined {
+  const options = lookaheadOptions(target, ctx);
+  return options ? new Lookahead(options) : undefined;
 }
 
 export function buildPolicies(ctx: PolicyContext, target: TargetPolicy): Policy[] {
