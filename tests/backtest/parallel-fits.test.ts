@@ -67,8 +67,12 @@ const open: ParallelFits[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((f) => f.close()));
 });
-const started = (plan: Parameters<typeof parallelFits>[0], requests: ArrayLike<number>) => {
-  const fits = parallelFits(plan, requests);
+const started = (
+  plan: Parameters<typeof parallelFits>[0],
+  requests: ArrayLike<number>,
+  testing?: Parameters<typeof parallelFits>[2],
+) => {
+  const fits = parallelFits(plan, requests, testing);
   open.push(fits);
   return fits;
 };
@@ -150,5 +154,30 @@ describe('a backtest with its forecasts on a second thread', () => {
     expect(() => forecast(history.slice(bad.from, bad.to), bad.options)).toThrow(ForecastInputError);
     ask(plan[2]!);
     expect(fits.stats).toMatchObject({ fromWorker: 2, workerErrors: 1 });
+  });
+
+  it('computes everything here when the thread fails to start', () => {
+    const { plan, requests } = planOf('reference');
+    const workerUrl = new URL('./fixtures/forecast-worker-broken.mjs', import.meta.url);
+    const fits = started(plan.slice(0, 3), requests, { workerUrl });
+    const history = [...requests];
+    for (const p of plan.slice(0, 3)) {
+      const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
+      expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
+    }
+    expect(fits.stats).toMatchObject({ fromWorker: 0, here: 3 });
+  });
+
+  it('stops waiting for a thread that claimed forecasts and computes none, and computes them here', () => {
+    const { plan, requests } = planOf('reference');
+    const workerUrl = new URL('./fixtures/forecast-worker-stuck.mjs', import.meta.url);
+    const fits = started(plan.slice(0, 3), requests, { workerUrl, waitLimitMs: 200 });
+    expect(fits.waitForWorker(60_000)).toBe(true);
+    const history = [...requests];
+    for (const p of plan.slice(0, 3)) {
+      const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
+      expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
+    }
+    expect(fits.stats).toMatchObject({ fromWorker: 0, here: 3 });
   });
 });

@@ -46,7 +46,18 @@ export interface ParallelFits extends LookaheadFits {
   close(): Promise<void>;
 }
 
-export function parallelFits(plan: readonly PlannedForecast[], requests: ArrayLike<number>): ParallelFits {
+/** For fault-injection tests: another worker script, a shorter wait. */
+export interface ParallelFitsOptions {
+  workerUrl?: URL;
+  waitLimitMs?: number;
+}
+
+export function parallelFits(
+  plan: readonly PlannedForecast[],
+  requests: ArrayLike<number>,
+  testing: ParallelFitsOptions = {},
+): ParallelFits {
+  const waitLimitMs = testing.waitLimitMs ?? WAIT_LIMIT_MS;
   const n = plan.length;
   const claims = new Int32Array(new SharedArrayBuffer(4 * (n + 2)));
   const done = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n)));
@@ -62,7 +73,7 @@ export function parallelFits(plan: readonly PlannedForecast[], requests: ArrayLi
     done,
     port: port2,
   };
-  const worker = new Worker(new URL('./forecast-worker.ts', import.meta.url), {
+  const worker = new Worker(testing.workerUrl ?? new URL('./forecast-worker.ts', import.meta.url), {
     workerData: data,
     transferList: [port2],
   });
@@ -113,7 +124,7 @@ export function parallelFits(plan: readonly PlannedForecast[], requests: ArrayLi
         drain();
         if (results.has(k) || failed.has(k)) break;
         if (Atomics.load(done, k) === 1 || stealAfter(k)) continue;
-        if (Atomics.wait(done, k, 0, WAIT_LIMIT_MS) === 'timed-out') {
+        if (Atomics.wait(done, k, 0, waitLimitMs) === 'timed-out') {
           stalled = true;
           break;
         }
