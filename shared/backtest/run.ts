@@ -7,10 +7,10 @@ import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
 import { attainmentOf, type Objective } from './attainment.ts';
 import { BEST_TARGET_POLICY, closestTarget, savingAtEqualSlo } from './best-target.ts';
-import { plannedForecasts, plannedLead } from './policies/forecast-plan.ts';
+import { plannedForecasts, plannedLead } from './forecast-thread/forecast-plan.ts';
+import { type ParallelFits, parallelFits } from './forecast-thread/parallel-fits.ts';
 import { buildPolicies, lookaheadOptions, type PolicyName } from './policies/index.ts';
 import type { LookaheadFits } from './policies/lookahead.ts';
-import { type ParallelFits, parallelFits } from './policies/parallel-fits.ts';
 import type { Policy } from './policies/types.ts';
 import {
   buildScenario,
@@ -43,7 +43,7 @@ export interface BacktestInput {
   fits?: LookaheadFits;
   /**
    * Compute the governor's forecasts on a second thread while the run goes on
-   * (./policies/parallel-fits.ts): the same result, sooner on two cores or more. Only without
+   * (./forecast-thread/parallel-fits.ts): the same result, sooner on two cores or more. Only without
    * `fits`; the thread is stopped before this returns.
    */
   parallel?: boolean;

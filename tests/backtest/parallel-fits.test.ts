@@ -1,5 +1,5 @@
 /**
- * The governor's forecasts on a second thread (shared/backtest/policies/parallel-fits.ts): the
+ * The governor's forecasts on a second thread (shared/backtest/forecast-thread/parallel-fits.ts): the
  * plan lists exactly the forecasts a run asks for, a backtest with the thread is the backtest
  * without it bit for bit, and every way a forecast can miss the thread (outside the plan, other
  * demand, a forecast that fails there) is computed where it is asked, with the same result.
@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { plannedForecasts, plannedLead } from '#shared/backtest/forecast-thread/forecast-plan.ts';
+import { type ParallelFits, parallelFits } from '#shared/backtest/forecast-thread/parallel-fits.ts';
 import { DeliveredWindow } from '#shared/backtest/policies/delivered-window.ts';
-import { plannedForecasts, plannedLead } from '#shared/backtest/policies/forecast-plan.ts';
 import { lookaheadOptions } from '#shared/backtest/policies/index.ts';
 import { DIRECT_FITS, type LookaheadFits } from '#shared/backtest/policies/lookahead.ts';
-import { type ParallelFits, parallelFits } from '#shared/backtest/policies/parallel-fits.ts';
 import { runBacktest } from '#shared/backtest/run.ts';
 import {
   buildScenario,

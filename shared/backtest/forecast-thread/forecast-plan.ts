@@ -14,7 +14,7 @@
 import { LEAD_METRIC_DELAY_MINUTES } from '../../floors/lead-time.ts';
 import type { ForecastOptions } from '../../forecast/types.ts';
 import type { MetricsView } from '../metrics.ts';
-import { Lookahead, type LookaheadFits, type LookaheadOptions } from './lookahead.ts';
+import { Lookahead, type LookaheadFits, type LookaheadOptions } from '../policies/lookahead.ts';
 
 /** One forecast of the plan: the delivered minutes [from, to) it reads, and its options. */
 export interface PlannedForecast {

@@ -19,7 +19,8 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { forecast } from '../../forecast/forecast.ts';
 import type { ForecastResult } from '../../forecast/types.ts';
-import type { DeliveredWindow } from './delivered-window.ts';
+import type { DeliveredWindow } from '../policies/delivered-window.ts';
+import { DIRECT_FITS, type LookaheadFits } from '../policies/lookahead.ts';
 import {
   CLAIMED_BY_WORKER,
   CLAIMED_HERE,
@@ -29,7 +30,6 @@ import {
   stopCell,
 } from './forecast-claims.ts';
 import { forecastKey, type PlannedForecast } from './forecast-plan.ts';
-import { DIRECT_FITS, type LookaheadFits } from './lookahead.ts';
 
 /** How long the run waits for a forecast the worker claimed before computing it itself. */
 export const WAIT_LIMIT_MS = 10_000;
