@@ -14,13 +14,16 @@ import {
 } from './forecast-claims.ts';
 
 const { requests, plan, claims, done, port } = workerData as ForecastWorkerData;
+// One plain array, sliced per forecast: a copy out of the typed array each time was about a tenth
+// of this thread's time.
+const history = Array.from(requests);
 
 for (let k = 0; k < plan.length && Atomics.load(claims, stopCell(plan.length)) === 0; k++) {
   if (Atomics.compareExchange(claims, k, 0, CLAIMED_BY_WORKER) !== 0) continue;
   const { from, to, options } = plan[k]!;
   let reply: ForecastReply;
   try {
-    reply = { k, result: forecast(Array.from(requests.subarray(from, to)), options) };
+    reply = { k, result: forecast(history.slice(from, to), options) };
   } catch (error) {
     reply = { k, error: error instanceof Error ? error.message : String(error) };
   }

@@ -98,10 +98,11 @@ export function parallelFits(
       }
     }
   };
+  const history = Array.from(data.requests);
   const computeHere = (k: number): void => {
     const { from, to, options } = plan[k]!;
     results.set(k, {
-      result: forecast(Array.from(data.requests.subarray(from, to)), options),
+      result: forecast(history.slice(from, to), options),
       byWorker: false,
     });
   };
