@@ -46,6 +46,7 @@ export const OPTIONS = {
   'max-pool-share': { type: 'string' },
   'over-provision': { type: 'string' },
   'loss-domain': { type: 'string' },
+  workers: { type: 'string' },
   json: { type: 'string' },
   html: { type: 'string' },
 } as const;

@@ -11,7 +11,7 @@ import { loadTarget, loadTrace, OPTIONS, planReports, scenarioOptions } from './
 import { outageCommand, SPOT_ONLY, spotCommand } from './backtest-modes.ts';
 import { writeOutput } from './files.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
-import { parseOptions } from './options.ts';
+import { numberOption, parseOptions } from './options.ts';
 
 export { EXAMPLE_POLICY, OPTIONS, planReports, scenarioOptions, type Values } from './backtest-inputs.ts';
 
@@ -65,6 +65,11 @@ export function scoreFromOption(raw: string | undefined, minutes: number): numbe
 
 export async function backtestCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions({ args, options: OPTIONS, strict: true });
+  if (values.workers !== undefined && (values.spot || values.outage !== undefined))
+    throw new UsageError(
+      `--workers is for the default backtest: --${values.spot ? 'spot' : 'outage'} runs in one thread`,
+    );
+  const workers = numberOption('workers', values.workers, availableParallelism() > 1 ? 1 : 0, 0, 1, true);
   if (values.spot) return spotCommand(values, io);
   for (const flag of SPOT_ONLY)
     if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --spot`);
@@ -85,7 +90,7 @@ export async function backtestCommand(args: string[], io: CliIo): Promise<number
       target,
       options,
       onProgress: bar?.update,
-      parallel: availableParallelism() > 1,
+      parallel: workers === 1,
       ...(scoreFrom !== undefined ? { scoreFrom } : {}),
     });
   } catch (error) {

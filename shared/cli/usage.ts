@@ -52,6 +52,9 @@ Every scenario option defaults to the reference scenario (docs/backtest.md).
   --loss-domain pool|zone   with --spot: spot.lossDomain, what one loss takes (default pool)
   --over-provision N        with --spot: spot.overProvision, spot instances held beyond Governor's
                             capacity while the plan runs spot (default: the policy's, else 0)
+  --workers N               0: everything in this thread; 1: the governor's forecasts on a worker
+                            thread while the other policies run, the same output sooner (default:
+                            1 on two cores or more, else 0; the default backtest only)
   --json FILE               write the machine-readable result (every mode)
   --html FILE               write the self-contained HTML report (the default backtest only: not
                             with --outage or --spot, which write --json)

@@ -83,6 +83,16 @@ describe('governor backtest: bad input is one line and exit 2', () => {
         /^governor backtest: --peak-instances needs a value: a value starting with "-" is read as an option/,
     },
     {
+      case: 'two forecast threads',
+      args: ['--trace', 'ok.csv', '--workers', '2'],
+      message: /--workers must be a whole number from 0 to 1, got "2"/,
+    },
+    {
+      case: 'a forecast thread for the mix backtest',
+      args: ['--trace', 'ok.csv', '--spot', '--workers', '1'],
+      message: /--workers is for the default backtest: --spot runs in one thread/,
+    },
+    {
       case: 'token work on a trace without tokens',
       args: ['--trace', 'no-tokens.csv', '--token-work'],
       message: /has no token columns/,
@@ -96,6 +106,28 @@ describe('governor backtest: bad input is one line and exit 2', () => {
     expect(err[0]).toMatch(/^governor backtest: /);
     expect(err[0]).toMatch(message);
   });
+});
+
+// Three days of a daily cycle: the governor forecasts from the second day on.
+const days = Array.from({ length: 3 * 1440 }, (_, m) =>
+  Math.round(200 + 150 * Math.sin((2 * Math.PI * m) / 1440) + (m % 7)),
+);
+write('days.csv', ['minute,requests', ...days.map((r, m) => `${m},${r}`)].join('\n'));
+
+describe('governor backtest --workers', () => {
+  it('prints and writes the same with the forecasts on a worker thread (1) as in one thread (0)', async () => {
+    const runs = await Promise.all(
+      ['0', '1'].map(async (workers) => {
+        const json = join(dir, `days-${workers}.json`);
+        const { code, out } = await backtest(['--trace', 'days.csv', '--workers', workers, '--json', json]);
+        expect(code).toBe(0);
+        return { out, json: readFileSync(json, 'utf8') };
+      }),
+    );
+    expect(runs[1]!.out).toBe(runs[0]!.out);
+    expect(runs[1]!.json).toBe(runs[0]!.json);
+    expect(runs[0]!.out).toMatch(/ForecastFloor|forecast/);
+  }, 120_000);
 });
 
 describe('governor backtest: output', () => {
