@@ -14,7 +14,7 @@
  * ready instance fail at once (they are the error rate): they are not queued, so no backlog.
  */
 import { Fleet } from '../fleet.ts';
-import { datapointFor, MetricsFeed } from '../metrics.ts';
+import { type CurveParams, MetricsFeed, type MinuteState } from '../metrics.ts';
 import type { Policy } from '../policies/types.ts';
 import type { ResolvedScenario } from '../scenario.ts';
 import { WARM_IDLE_COST } from '../simulate.ts';
@@ -51,9 +51,14 @@ export class RegionSim {
   /** Per minute: instances billed (ready + starting), as the backtest's provisioned series. */
   readonly provisioned: Int32Array;
   readonly #o: RegionOptions;
+  readonly #curve: CurveParams;
+  /** One minute's state, refilled every minute: the feed copies it into its columns. */
+  readonly #minute: MinuteState = { minute: 0, requests: 0, work: 0, ready: 0, backlogIn: 0, backlogOut: 0 };
 
   constructor(o: RegionOptions) {
     this.#o = o;
+    const { scenario } = o;
+    this.#curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
     this.region = o.region;
     this.targetId = o.targetId;
     this.fleet = this.#newFleet(o.initialReady);
@@ -128,7 +133,13 @@ export class RegionSim {
       backlogOut = left <= ready * scenario.muSat * EPSILON ? 0 : left;
     }
     this.backlog = backlogOut;
-    const curve = { muSat: scenario.muSat, sloMs: scenario.sloMs, sloUtilization: scenario.sloUtilization };
-    this.feed.record(datapointFor({ minute: m, requests, work, ready, backlogIn, backlogOut }, curve));
+    const state = this.#minute;
+    state.minute = m;
+    state.requests = requests;
+    state.work = work;
+    state.ready = ready;
+    state.backlogIn = backlogIn;
+    state.backlogOut = backlogOut;
+    this.feed.recordMinute(state, this.#curve);
   }
 }

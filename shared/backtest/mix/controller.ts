@@ -149,7 +149,8 @@ export class MixController {
 
   /** Once a minute, before the capacity decision. */
   update(view: MetricsView, minute: number): void {
-    for (let i = this.#delivered.length; i < view.count; i++) this.#delivered.push(view.at(i).requests);
+    for (let i = this.#delivered.length; i < view.count; i++)
+      this.#delivered.push(view.valueAt(i, 'requests'));
     if (minute - this.#fittedAt >= REFIT_EVERY_MINUTES && view.count >= DAY) this.#refit(view.count, minute);
     if (minute % PLAN_EVERY_MINUTES !== 0) return;
     const points = this.#points?.filter((p) => p.at >= minute * 60_000) ?? null;

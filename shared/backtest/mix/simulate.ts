@@ -11,7 +11,7 @@
  */
 
 import type { MixReasonCode } from '../../mix/types.ts';
-import { datapointFor, MetricsFeed } from '../metrics.ts';
+import { MetricsFeed, type MinuteState } from '../metrics.ts';
 import type { Policy } from '../policies/types.ts';
 import type { ResolvedScenario, Workload } from '../scenario.ts';
 import type { MixController } from './controller.ts';
@@ -123,6 +123,8 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
   };
   let backlog = 0;
   let lastDesired = -1;
+  // One minute's state, refilled every minute: the feed copies it into its columns.
+  const minute: MinuteState = { minute: 0, requests: 0, work: 0, ready: 0, backlogIn: 0, backlogOut: 0 };
   for (let m = 0; m < n; m++) {
     fleet.promote(m);
     for (const event of weather.events.get(m) ?? []) {
@@ -171,12 +173,13 @@ export function simulateMix(strategy: MixStrategy, input: MixSimulationInput): M
     if (work + backlog > ready * scenario.mu * (1 + EPSILON)) t.violations++;
     const left = backlog + work - ready * scenario.muSat;
     const backlogOut = left <= ready * scenario.muSat * EPSILON ? 0 : left;
-    feed.record(
-      datapointFor(
-        { minute: m, requests: workload.requests[m]!, work, ready, backlogIn: backlog, backlogOut },
-        curve,
-      ),
-    );
+    minute.minute = m;
+    minute.requests = workload.requests[m]!;
+    minute.work = work;
+    minute.ready = ready;
+    minute.backlogIn = backlog;
+    minute.backlogOut = backlogOut;
+    feed.recordMinute(minute, curve);
     backlog = backlogOut;
     if (input.onProgress && (m + 1) % PROGRESS_EVERY === 0) input.onProgress(m + 1);
   }
