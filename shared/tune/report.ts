@@ -200,6 +200,7 @@ export function windowNote(rows: Row[]): string[] {
 export function formatTuneReport(r: TuneReport, startName: string): string {
   const requests = r.objective.requests !== null;
   const s = r.search;
+  const heldOut = partRows(r, 'heldOut', startName);
   return [
     `tune ${r.targetId} on ${r.trace}: trained on minutes 0-${whole.format(r.split)} (${days(r.split)}); judged on minutes ${whole.format(r.split)}-${whole.format(r.minutes)} (${days(r.minutes - r.split)}), which the search never saw`,
     `objective: ${r.objective.text}; goal: the lowest cost with ${r.goal.source}`,
@@ -209,8 +210,8 @@ export function formatTuneReport(r: TuneReport, startName: string): string {
     ...table(partRows(r, 'training', startName), requests),
     '',
     'held-out part:',
-    ...table(partRows(r, 'heldOut', startName), requests),
-    ...windowNote(partRows(r, 'heldOut', startName)),
+    ...table(heldOut, requests),
+    ...windowNote(heldOut),
     '',
     `verdict: ${r.verdict.sentence}`,
     r.verdict.written,

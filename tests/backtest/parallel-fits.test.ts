@@ -7,7 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { plannedForecasts, plannedLead } from '#shared/backtest/forecast-thread/forecast-plan.ts';
+import {
+  type PlannedForecast,
+  plannedForecasts,
+  plannedLead,
+} from '#shared/backtest/forecast-thread/forecast-plan.ts';
 import { type ParallelFits, parallelFits } from '#shared/backtest/forecast-thread/parallel-fits.ts';
 import { DeliveredWindow } from '#shared/backtest/policies/delivered-window.ts';
 import { lookaheadOptions } from '#shared/backtest/policies/index.ts';
@@ -62,6 +66,15 @@ const exact = (value: unknown) =>
       ? `n:${Object.is(v, -0) ? '-0' : v}`
       : v,
   );
+
+/** Asks `fits` for each planned forecast, as a run would, and checks each against forecast() itself. */
+function expectDirect(fits: ParallelFits, plan: PlannedForecast[], requests: readonly number[]): void {
+  const history = [...requests];
+  for (const p of plan) {
+    const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
+    expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
+  }
+}
 
 const open: ParallelFits[] = [];
 afterEach(async () => {
@@ -119,11 +132,7 @@ describe('a backtest with its forecasts on a second thread', () => {
     const { plan, requests } = planOf('reference');
     const fits = started(plan.slice(0, 3), requests);
     expect(fits.waitForWorker(60_000)).toBe(true);
-    const history = [...requests];
-    for (const p of plan.slice(0, 3)) {
-      const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
-      expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
-    }
+    expectDirect(fits, plan.slice(0, 3), requests);
     expect(fits.stats).toMatchObject({ fromWorker: 3, here: 0 });
   });
 
@@ -160,11 +169,7 @@ describe('a backtest with its forecasts on a second thread', () => {
     const { plan, requests } = planOf('reference');
     const workerUrl = new URL('./fixtures/forecast-worker-broken.mjs', import.meta.url);
     const fits = started(plan.slice(0, 3), requests, { workerUrl });
-    const history = [...requests];
-    for (const p of plan.slice(0, 3)) {
-      const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
-      expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
-    }
+    expectDirect(fits, plan.slice(0, 3), requests);
     expect(fits.stats).toMatchObject({ fromWorker: 0, here: 3 });
   });
 
@@ -173,11 +178,7 @@ describe('a backtest with its forecasts on a second thread', () => {
     const workerUrl = new URL('./fixtures/forecast-worker-stuck.mjs', import.meta.url);
     const fits = started(plan.slice(0, 3), requests, { workerUrl, waitLimitMs: 200 });
     expect(fits.waitForWorker(60_000)).toBe(true);
-    const history = [...requests];
-    for (const p of plan.slice(0, 3)) {
-      const got = fits.forecast(new DeliveredWindow(history, p.from, p.to), p.options);
-      expect(exact(got)).toBe(exact(forecast(history.slice(p.from, p.to), p.options)));
-    }
+    expectDirect(fits, plan.slice(0, 3), requests);
     expect(fits.stats).toMatchObject({ fromWorker: 0, here: 3 });
   });
 });

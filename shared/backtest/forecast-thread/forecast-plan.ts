@@ -11,7 +11,7 @@
  * cold start takes the scenario's coldStartMinutes, so the plan assumes that lead from the start.
  * A forecast asked for with another lead is not in the plan and is computed where it is asked.
  */
-import { LEAD_METRIC_DELAY_MINUTES } from '../../floors/lead-time.ts';
+import { effectiveLead, LEAD_MIN_SAMPLES } from '../../floors/lead-time.ts';
 import type { ForecastOptions } from '../../forecast/types.ts';
 import type { MetricsView } from '../metrics.ts';
 import { Lookahead, type LookaheadFits, type LookaheadOptions } from '../policies/lookahead.ts';
@@ -27,9 +27,17 @@ export interface PlannedForecast {
 export const forecastKey = (from: number, to: number, o: ForecastOptions): string =>
   `${from}|${to}|${o.origin}|${o.horizonMinutes}|${o.dayStartMinute}|${o.stepMinutes}`;
 
-/** The lead the plan assumes: the configured one, or the scenario's cold start as it will be measured. */
-export const plannedLead = (configuredMinutes: number, coldStartMinutes: number): number =>
-  Math.max(configuredMinutes, coldStartMinutes + LEAD_METRIC_DELAY_MINUTES);
+/**
+ * The lead the plan assumes: what the governor's own rule (effectiveLead) makes of scale-outs that
+ * each take the scenario's cold start, as every one does in the simulator.
+ */
+export function plannedLead(configuredMinutes: number, coldStartMinutes: number): number {
+  const samples = Array.from({ length: LEAD_MIN_SAMPLES }, (_, i) => ({
+    requestedAt: i * 3_600_000,
+    servingAt: i * 3_600_000 + coldStartMinutes * 60_000,
+  }));
+  return effectiveLead(configuredMinutes, samples).minutes;
+}
 
 /**
  * The forecasts, in order, that a Lookahead with these options asks for over `requests` (the

@@ -66,8 +66,10 @@ export function parallelFits(
     index.set(forecastKey(p.from, p.to, p.options), k);
   });
   const { port1, port2 } = new MessageChannel();
+  /** The requests as a plain array: sliced for a forecast computed here, and what a run's history is checked against. */
+  const history = Array.from(requests);
   const data: ForecastWorkerData = {
-    requests: Float64Array.from(requests),
+    requests: Float64Array.from(history),
     plan: [...plan],
     claims,
     done,
@@ -98,7 +100,6 @@ export function parallelFits(
       }
     }
   };
-  const history = Array.from(data.requests);
   const computeHere = (k: number): void => {
     const { from, to, options } = plan[k]!;
     results.set(k, {
@@ -138,11 +139,11 @@ export function parallelFits(
 
   return {
     stats,
-    forecast: (history, options, params) => {
-      const k = params === undefined ? index.get(forecastKey(history.from, history.to, options)) : undefined;
-      if (k === undefined || !sameValues(history, data.requests)) {
+    forecast: (window, options, params) => {
+      const k = params === undefined ? index.get(forecastKey(window.from, window.to, options)) : undefined;
+      if (k === undefined || !sameValues(window, history)) {
         stats.unplanned++;
-        return DIRECT_FITS.forecast(history, options, params);
+        return DIRECT_FITS.forecast(window, options, params);
       }
       const { result, byWorker } = resultOf(k);
       results.delete(k);
@@ -161,10 +162,10 @@ export function parallelFits(
 }
 
 /** Whether the run's history holds the values the plan was made from (a plan for other demand is not used). */
-function sameValues(history: DeliveredWindow, requests: Float64Array): boolean {
-  for (let i = 0; i < history.length; i++) {
-    const a = history.at(i);
-    const b = requests[history.from + i]!;
+function sameValues(window: DeliveredWindow, requests: readonly number[]): boolean {
+  for (let i = 0; i < window.length; i++) {
+    const a = window.at(i);
+    const b = requests[window.from + i]!;
     if (a !== b && !(Number.isNaN(a) && Number.isNaN(b))) return false;
   }
   return true;
