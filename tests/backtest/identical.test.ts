@@ -127,26 +127,15 @@ function check(prefix: string, result: BacktestResult): void {
 
 describe('the backtest gives the pinned results bit for bit', () => {
   const example = targetOf(EXAMPLE);
+  // As `governor backtest` runs them on two cores or more: NASA and Twitter with the governor's
+  // forecasts on a second thread (the hour-long traces plan no forecast and run in one thread).
+  // The one-thread path is pinned against it by tests/backtest/parallel-fits.test.ts (whole runs
+  // both ways), and with shared fits by the warm-pool run below and content-fits.test.ts.
   it.each(traces)(
     'every policy on %s',
     (file) => {
-      check(file, runBacktest({ trace: load(file), target: example, options: DEFAULT_SCENARIO }));
-    },
-    180_000,
-  );
-
-  // The same runs with the governor's forecasts on a second thread (`governor backtest` on two
-  // cores or more): the traces that have forecasts (the hour-long ones plan none).
-  it.each(['nasa_http_1995_jul_per_minute.csv', 'twitter_stream_2021_08_per_minute.csv'])(
-    'every policy on %s, its forecasts on a second thread',
-    (file) => {
-      const result = runBacktest({
-        trace: load(file),
-        target: example,
-        options: DEFAULT_SCENARIO,
-        parallel: true,
-      });
-      expect(digests(file, result)).toEqual(pinsOf(file, pinned()));
+      const options = DEFAULT_SCENARIO;
+      check(file, runBacktest({ trace: load(file), target: example, options, parallel: true }));
     },
     180_000,
   );
