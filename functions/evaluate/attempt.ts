@@ -80,6 +80,8 @@ export function attempt(
     capacity: { desired, ready: capacity.ready },
     readings: readings.readings,
     ...(readings.activation ? { activation: readings.activation } : {}),
+    // The factor the targets decide() gets were scaled by: a young panic is sized without it.
+    ...(slo && slo.factor !== 1 ? { headroomFactor: slo.factor } : {}),
     ...(floor.kind === 'floor'
       ? {
           forecastFloor: {

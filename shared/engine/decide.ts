@@ -24,12 +24,15 @@ import {
   type ReasonCode,
   type SignalSnapshot,
 } from './types.ts';
+import { writtenPanicStep, type YoungBurst, youngBurst } from './young-burst.ts';
 
 interface Context {
   policy: TargetPolicy;
   state: EngineState;
   streaks: Streaks;
   panic: PanicWindow;
+  /** A panic sized at the written targets (./young-burst.ts), or null. */
+  young: YoungBurst | null;
   now: number;
   current: number;
 }
@@ -59,7 +62,7 @@ function scaleOut(ctx: Context, a: Assessed, newest: number, window: [number, nu
     capacity: proposal,
     reasons: proposal > newest ? [...reasons, 'BreachPeak'] : reasons,
   });
-  if (ctx.panic.now) return sized(['PanicScaleOut']);
+  if (ctx.panic.now) return ctx.young ? writtenPanicStep(ctx.young, current) : sized(['PanicScaleOut']);
   if (streaks.outStreak < damping.scaleOutBreaches)
     return { capacity: current, reasons: ['ScaleOutAwaitingBreaches'] };
   // A scale-out clears lastScaleInAt, so a non-null one is a scale-in after the last scale-out.
@@ -139,7 +142,8 @@ export function decide(
   const look = { high: a.outProposal !== null, low: a.inProposal !== null, panic: a.atPanic };
   const streaks = countStreaks(state, policy.damping.periodSeconds * 1000, now, look);
   const panic = panicWindow(state, policy.panic, a.atPanic, streaks.panicStreak, now);
-  const ctx: Context = { policy, state, streaks, panic, now, current };
+  const young = panic.now ? youngBurst(policy, view, a.signals, streaks.panicStreak) : null;
+  const ctx: Context = { policy, state, streaks, panic, young, now, current };
 
   const raw = a.outProposal !== null && a.outProposal > current ? a.outProposal : (a.inProposal ?? current);
   const { damping } = policy;
@@ -169,6 +173,7 @@ export function decide(
     message: '',
     signals: a.signals,
     panic: panic.active,
+    ...(young && reasons.includes('PanicAtWrittenTargets') ? { youngBurst: young } : {}),
     ...(snapshot.leadTime ? { leadTime: snapshot.leadTime } : {}),
     ...(snapshot.forecastFloor ? { floorKind: snapshot.forecastFloor.kind ?? 'forecast' } : {}),
     ...(snapshot.forecastFloor?.fallback ? { floorFallback: snapshot.forecastFloor.fallback } : {}),

@@ -51,6 +51,13 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     `sized on the highest proposal of the last ${plural(p.damping.scaleOutBreaches, 'breaching period')}`,
   PanicScaleOut: (d, p) =>
     `panic: ${describeSignal(driver(d)!)} (panic at ${num(p.panic.threshold)}x), scaling at once`,
+  PanicAtWrittenTargets: (d) => {
+    const y = d.youngBurst;
+    const s = driver(d);
+    if (!y || !s || s.ratio === null) return 'the burst is met at the written targets';
+    const at = `${s.metric} is ${(s.ratio * y.factor).toFixed(2)}x the written target of ${num(s.target / y.factor)}`;
+    return `the burst is met at the written targets, not the error budget's ${y.factor.toFixed(2)}x (${at}): for its first ${plural(y.leadMinutes, 'minute')}, the lead time, capacity asked now would serve after it (it is ${plural(y.minutes, 'minute')} old)`;
+  },
   PanicHold: (_d, p) =>
     `scale-in is blocked until load has been calm for ${p.panic.stableWindowSeconds} s after a panic`,
   ScaleInBreach: (_d, p) =>

@@ -25,7 +25,7 @@ const ageSeconds = (reading: Reading | undefined, now: number): number | null =>
   reading ? Math.max(0, (now - reading.timestamp) / 1000) : null;
 
 /** Instances the per-instance value describes (see Reading.basis). */
-function basisOf(reading: Reading | undefined, snap: SignalSnapshot): number {
+export function basisOf(reading: Reading | undefined, snap: SignalSnapshot): number {
   if (reading?.basis !== undefined && reading.basis > 0) return reading.basis;
   return snap.capacity.ready > 0 ? snap.capacity.ready : snap.capacity.desired;
 }

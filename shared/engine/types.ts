@@ -76,6 +76,12 @@ export interface SignalSnapshot {
    */
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
   /**
+   * The error budget's factor the policy's load targets were multiplied by before decide() got
+   * them (shared/slo/headroom.ts; absent: 1, the targets as written). Below 1, a panic in its
+   * first lead time is sized at the written targets (./young-burst.ts).
+   */
+  headroomFactor?: number;
+  /**
    * The capacity a failover group holds this target at (shared/failover/plan.ts capacityFloors,
    * read from the group's FAILOVER# item): a standby's warm floor in steady, the prescale while
    * traffic moves or has moved. Its own scale-in never goes below it.
@@ -125,6 +131,7 @@ export const REASON_CODES = [
   'BreachPeak',
   'PanicScaleOut',
   'PanicHold',
+  'PanicAtWrittenTargets',
   'ScaleInBreach',
   'ScaleInAwaitingBreaches',
   'ScaleInStabilized',
@@ -193,6 +200,12 @@ export interface Decision {
   floorFallback?: 'recent-level' | 'naive-day';
   /** The lead time the floor was planned over, when the snapshot said (see SignalSnapshot.leadTime). */
   leadTime?: { minutes: number; configuredMinutes: number; samples: number };
+  /**
+   * A panic met at the written targets (./young-burst.ts): the error budget's factor, how long
+   * the load has been at the panic threshold and the lead time it is held within (minutes), and
+   * the capacity the written targets ask for.
+   */
+  youngBurst?: { factor: number; minutes: number; leadMinutes: number; capacity: number };
   /** The failover floor, when one was given (see SignalSnapshot.failoverFloor). */
   failoverFloor?: FailoverFloor;
   /** The capacity mix plan's floor, when one was given (see SignalSnapshot.mixFloor). */

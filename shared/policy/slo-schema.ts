@@ -125,6 +125,14 @@ export const SloControlSchema = z
       .describe(
         'Fraction the factor falls by when burning, times the fast burn rate (at most 3x): 0.03 at a burn of 3.3 (one bad minute in 60 at 99.5 %) takes 9 %.',
       ),
+    freshStepShare: z
+      .number()
+      .min(0.05)
+      .max(1)
+      .default(0.4)
+      .describe(
+        "The share of a full tightening step taken while the window's budget is untouched: the step is tightenStep x the burn rate x the share of the budget spent, at least this, and a full one while the burn pages (2 % of the budget in the fast window or 5 % in the slow one, the SRE workbook's page thresholds). 1: full steps always.",
+      ),
     tightenEveryMinutes: z
       .number()
       .int()

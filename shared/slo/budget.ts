@@ -11,6 +11,17 @@ import type { ResolvedSlo } from './objective.ts';
 /** The fewest minutes the pace is read over (12 hours). */
 export const PACE_FLOOR_MINUTES = 720;
 
+/**
+ * The SRE workbook's page thresholds ("Alerting on SLOs", multiwindow, multi-burn-rate alerts),
+ * as shares of the window's budget: 2 % spent within an hour (a burn rate of 14.4 over 30 days)
+ * or 5 % within six hours (6). Read as burn rates over the fast and slow windows (the bad share
+ * of their observed minutes), scaled to their lengths: with the defaults (60 and 360 minutes, 30
+ * days) 14.4 and 6, so at 99.5 % of minutes 5 bad minutes in an hour or 11 in six, at 99.9 % one
+ * in an hour.
+ */
+export const PAGE_FAST_SHARE = 0.02;
+export const PAGE_SLOW_SHARE = 0.05;
+
 export interface BudgetStatus {
   /** Burn rate over the fast window; null with no reading in it. */
   fastBurn: number | null;
@@ -31,6 +42,8 @@ export interface BudgetStatus {
   pace: number;
   /** Minutes until the budget is gone at the slow burn rate; null when it is not burning. */
   exhaustsInMinutes: number | null;
+  /** The burn is one the SRE workbook pages on (PAGE_FAST_SHARE, PAGE_SLOW_SHARE). */
+  pages: boolean;
   window: WindowCounts;
 }
 
@@ -54,13 +67,18 @@ export function budgetStatus(
     remaining = Math.min(remaining, 1 - window.badRequests / ((1 - slo.requests) * window.requests));
   }
   const slowBurn = burn(ledger.recent(slowMinutes, now), slo);
+  const fastBurn = burn(ledger.fast(), slo);
+  // A window spending `share` of the budget within its minutes burns share x window / its length.
+  const pages =
+    (fastBurn ?? 0) >= (PAGE_FAST_SHARE * slo.windowMinutes) / ledger.fastMinutes ||
+    (slowBurn ?? 0) >= (PAGE_SLOW_SHARE * slo.windowMinutes) / slowMinutes;
   // Read over at least PACE_FLOOR_MINUTES, so one bad minute in a target's first hour is not a
   // pace of 3.3 for the whole window (it is 0.28 over 12 hours).
   const paced = window.observed >= PACE_FLOOR_MINUTES ? window : { ...window, observed: PACE_FLOOR_MINUTES };
   const pace = burn(paced, slo) ?? 0;
   const attainment = window.observed > 0 ? 1 - window.bad / window.observed : null;
   return {
-    fastBurn: burn(ledger.fast(), slo),
+    fastBurn,
     slowBurn,
     remaining,
     pace,
@@ -71,6 +89,7 @@ export function budgetStatus(
     // At burn rate b the budget drains b / windowMinutes of itself per minute.
     exhaustsInMinutes:
       slowBurn !== null && slowBurn > 0 && remaining > 0 ? (remaining * slo.windowMinutes) / slowBurn : null,
+    pages,
     window,
   };
 }

@@ -9,15 +9,20 @@
  * - burning (a new bad minute, the fast window above a burn rate of 1, the pace above
  *   spendTarget): down by tightenStep x the fast burn rate (at most 3x), at most once per
  *   tightenEveryMinutes, so one incident's run of bad minutes (already being answered by a
- *   scale-out that takes minutes to serve) counts once, not once a minute;
+ *   scale-out that takes minutes to serve) counts once, not once a minute. The step is in
+ *   proportion to the threat: a full one while the burn is one the SRE workbook pages on (2 % of
+ *   the budget within the fast window, 5 % within the slow one: BudgetStatus.pages), else times
+ *   the share of the budget already spent, at least freshStepShare. A fresh window's stray bad
+ *   minute costs a third of a step; one nearly spent, or a level shift, the full one;
  * - spare (the fast window calm, the pace below spendTarget): up by loosenStep, at most once per
  *   loosenEveryMinutes, never past maxTargetFactor;
  * - otherwise it holds (BudgetSteady), as it does with no SLI reading (SloNoData).
  *
  * Worked example, 99.5 % of minutes, defaults: one bad minute in the last hour is a fast burn of
- * 3.3 (1/60 over 0.005); with the window's pace above 0.8 the factor falls by 0.03 x 3 = 9 %,
- * 1.0 to 0.91, and no further for 10 minutes. Calm again and on pace, it climbs 1 % per 10
- * minutes: back to 1.0 in about 100 minutes.
+ * 3.3 (1/60 over 0.005); with the window's pace above 0.8 and 40 % of the budget spent the
+ * factor falls by 0.03 x 3 x 0.4 = 3.6 %, 1.0 to 0.964, and no further for 10 minutes (with 5
+ * bad minutes in the hour the burn pages: 9 %). Calm again and on pace, it climbs 1 % per 10
+ * minutes: back to 1.0 in about 40 minutes.
  *
  * Why these defaults (docs/slo.md has the tables): on NASA July a regulator that also leaned
  * below the written headroom (maxTargetFactor 1.1) cost 3 % more than one that stays at or above
@@ -91,6 +96,8 @@ class Decided implements HeadroomDecision {
   readonly #was: number;
   readonly #status: BudgetStatus;
   readonly #control: SloControl;
+  /** The share of a full tightening step taken (1 while the burn pages). */
+  readonly #share: number;
 
   constructor(
     factor: number,
@@ -99,6 +106,7 @@ class Decided implements HeadroomDecision {
     was: number,
     status: BudgetStatus,
     control: SloControl,
+    share = 1,
   ) {
     this.factor = factor;
     this.reason = reason;
@@ -106,6 +114,7 @@ class Decided implements HeadroomDecision {
     this.#was = was;
     this.#status = status;
     this.#control = control;
+    this.#share = share;
   }
 
   get message(): string {
@@ -117,8 +126,15 @@ class Decided implements HeadroomDecision {
         return `error budget exhausted (${burns}): most headroom, load targets at ${f2(factor)}x`;
       case 'SloNoData':
         return `no SLI reading yet: load targets held at ${f2(factor)}x`;
-      case 'BudgetBurning':
-        return `error budget burning (${burns}): headroom up, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
+      case 'BudgetBurning': {
+        const step =
+          this.#share >= 1
+            ? status.pages
+              ? 'a full step: the burn pages'
+              : 'a full step'
+            : `${Math.round(this.#share * 100)} % of a step: ${Math.round((1 - status.remaining) * 100)} % of the budget spent`;
+        return `error budget burning (${burns}): headroom up, load targets at ${f2(factor)}x (was ${f2(this.#was)}x; ${step})`;
+      }
       case 'BudgetSpare':
         return `error budget spare (${burns}): headroom down, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
       default:
@@ -127,12 +143,21 @@ class Decided implements HeadroomDecision {
   }
 }
 
+/**
+ * The share of a full tightening step the burn is answered with: 1 while it pages, else the share
+ * of the window's budget spent, at least freshStepShare (never above 1).
+ */
+export function tighteningShare(status: BudgetStatus, c: SloControl): number {
+  if (status.pages) return 1;
+  return Math.min(1, Math.max(c.freshStepShare, 1 - status.remaining));
+}
+
 export function controlHeadroom(prev: HeadroomState | undefined, input: HeadroomInput): HeadroomDecision {
   const { status, newBad, control: c, now } = input;
   const before = prev ?? initialHeadroom();
   const factor = clamp(before.factor, c);
-  const decided = (next: number, reason: HeadroomReason, state: HeadroomState): HeadroomDecision =>
-    new Decided(next, reason, state, factor, status, c);
+  const decided = (next: number, reason: HeadroomReason, state: HeadroomState, share = 1): HeadroomDecision =>
+    new Decided(next, reason, state, factor, status, c, share);
   // Held: the state before, as it was (a new object only when the bounds moved its factor).
   const hold = (reason: HeadroomReason): HeadroomDecision =>
     decided(factor, reason, before.factor === factor ? before : { ...before, factor });
@@ -143,8 +168,9 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
   if (fast === null) return hold('SloNoData');
   const burning = newBad > 0 && fast > 1 && status.pace > c.spendTarget;
   if (burning && since(before.lastTightenAt, now, c.tightenEveryMinutes) && factor > c.minTargetFactor) {
-    const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast)), c);
-    return decided(next, 'BudgetBurning', { ...before, factor: next, lastTightenAt: now });
+    const share = tighteningShare(status, c);
+    const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast) * share), c);
+    return decided(next, 'BudgetBurning', { ...before, factor: next, lastTightenAt: now }, share);
   }
   const spare = fast < 1 && status.pace < c.spendTarget;
   if (spare && since(before.lastLoosenAt, now, c.loosenEveryMinutes) && factor < c.maxTargetFactor) {

@@ -87,11 +87,14 @@ export function mixReferenceSuite(file: string): void {
 
     // One zone reproduces the reference of before zones (docs/capacity-mix.md, before), but for the
     // spot hedge (shared/mix/hedge.ts): in one zone Twitter's larger loss cover leaves some plans an
-    // on-demand base, above which the hedge runs more spot: 19,951 -> 19,945 USD.
+    // on-demand base, above which the hedge runs more spot: 19,951 -> 19,945 USD. Moved since by
+    // the error-budget control (docs/slo.md, November 2026: tightening in proportion, a young
+    // panic at the written targets): NASA 6,593 -> 6,583 USD (97 -> 98 violation minutes),
+    // Twitter 19,945 -> 19,192 USD (131 -> 143).
     it('in one zone, the figures of before pools by zone: governor + mix to the dollar and the minute', () => {
       const before = {
-        'nasa_http_1995_jul_per_minute.csv': { cost: 6_593, violations: 97 },
-        'twitter_stream_2021_08_per_minute.csv': { cost: 19_945, violations: 131 },
+        'nasa_http_1995_jul_per_minute.csv': { cost: 6_583, violations: 98 },
+        'twitter_stream_2021_08_per_minute.csv': { cost: 19_192, violations: 143 },
       }[file]!;
       const { mix } = run(file, 1, { zones: 1 });
       expect(Math.round(mix.costUsd)).toBe(before.cost);

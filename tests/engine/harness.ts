@@ -99,6 +99,7 @@ export interface SnapshotSpec {
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
   spotHeadroom?: SignalSnapshot['spotHeadroom'];
+  headroomFactor?: number;
 }
 
 export function snapshot(spec: SnapshotSpec): SignalSnapshot {
@@ -132,6 +133,7 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
   if (spec.committedFloor) snap.committedFloor = spec.committedFloor;
   if (spec.budgetCeiling) snap.budgetCeiling = spec.budgetCeiling;
   if (spec.spotHeadroom) snap.spotHeadroom = spec.spotHeadroom;
+  if (spec.headroomFactor !== undefined) snap.headroomFactor = spec.headroomFactor;
   return snap;
 }
 
@@ -154,6 +156,7 @@ export interface Tick {
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
   spotHeadroom?: SignalSnapshot['spotHeadroom'];
+  headroomFactor?: number;
   /** [desired capacity, reason codes] the engine must return (compared by the test). */
   expect?: [number, ReasonCode[]];
 }

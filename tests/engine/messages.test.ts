@@ -126,6 +126,17 @@ const SCENARIOS: Scenario[] = [
       'Scale out from 10 to 20 instances: panic: invocationsPerInstance at 250 is 2.50x its target of 100 (panic at 2x), scaling at once; step limited to +max(4, 100 %) per period.',
   },
   {
+    case: 'a young panic under the error budget is met at the written targets',
+    // Targets at 0.5x of the written 200: a reading of 250 is 2.5x the lowered 100 (a panic) and
+    // 1.25x the written 200, so 13 instances, not 25.
+    policy: three({ panic: {} }),
+    start: 10,
+    ticks: one(v(250), { headroomFactor: 0.5 }),
+    reasons: ['PanicScaleOut', 'PanicAtWrittenTargets'],
+    message:
+      "Scale out from 10 to 13 instances: panic: invocationsPerInstance at 250 is 2.50x its target of 100 (panic at 2x), scaling at once; the burst is met at the written targets, not the error budget's 0.50x (invocationsPerInstance is 1.25x the written target of 200): for its first 10 minutes, the lead time, capacity asked now would serve after it (it is 1 minute old).",
+  },
+  {
     case: 'a scale-in held after panic names the calm window',
     policy: three({ panic: {} }),
     start: 10,

@@ -216,6 +216,25 @@ describe('the error budget across minute ticks', () => {
     expect(held.item!.slo).toBeUndefined();
   });
 
+  it('a panic under the lowered factor is sized at the written target: the evaluator passes the factor to decide()', async () => {
+    // 200 a minute on 2 instances: a panic at the lowered target (2 x 84 x factor), 5 instances
+    // at the written 84, 6 at the lowered one.
+    const timeline = [...INCIDENT, { latencyMs: 1000, perInstance: 200 }];
+    const { steps } = await replay(timeline);
+    const { factor } = pureHeadroom(timeline).at(-1)!;
+    expect(factor).toBeLessThan(1);
+    expect(Math.ceil((2 * 200) / (84 * factor))).toBeGreaterThan(Math.ceil((2 * 200) / 84));
+    const { record } = steps.at(-1)!;
+    expect(record.decision).toMatchObject({
+      action: 'scale-out',
+      desiredCapacity: Math.ceil((2 * 200) / 84),
+      youngBurst: { factor, minutes: 1 },
+      headroom: { factor },
+    });
+    expect(record.decision!.reasons.slice(0, 2)).toEqual(['PanicScaleOut', 'PanicAtWrittenTargets']);
+    expect(record.decision!.message).toContain("met at the written targets, not the error budget's");
+  });
+
   it('keeps the minute while the kill switch is on: the ledger is written back, the engine state is not moved', async () => {
     const timeline = afterIncident();
     const { h, steps } = await replay(timeline);

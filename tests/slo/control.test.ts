@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SloControlSchema } from '#shared/policy/slo-schema.ts';
-import { controlHeadroom, type HeadroomState } from '#shared/slo/control.ts';
+import { controlHeadroom, type HeadroomState, tighteningShare } from '#shared/slo/control.ts';
 import { budget } from './support.ts';
 
 const C = SloControlSchema.parse({});
@@ -25,6 +25,7 @@ const arbStatus = fc.record({
   slowBurn: fc.option(fc.double({ min: 0, max: 200, noNaN: true }), { nil: null }),
   remaining: fc.double({ min: -1, max: 1, noNaN: true }),
   pace: fc.double({ min: 0, max: 50, noNaN: true }),
+  pages: fc.boolean(),
 });
 
 describe('error-budget control, properties', () => {
@@ -70,6 +71,34 @@ describe('error-budget control, properties', () => {
         },
       ),
     );
+  });
+
+  it('never chooses a looser factor with more of the budget spent, or when the burn pages', () => {
+    fc.assert(
+      fc.property(
+        arbState,
+        arbStatus,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.nat(3),
+        (state, s, spentMore, newBad) => {
+          const low = status({ ...s, pages: false });
+          const spent = status({ ...low, remaining: low.remaining - spentMore });
+          const paging = status({ ...low, pages: true });
+          const a = controlHeadroom(state, { status: low, newBad, control: C, now: T0 });
+          for (const high of [spent, paging]) {
+            const b = controlHeadroom(state, { status: high, newBad, control: C, now: T0 });
+            expect(b.factor).toBeLessThanOrEqual(a.factor + 1e-12);
+          }
+        },
+      ),
+    );
+  });
+
+  it('answers a burn with freshStepShare of a step on a fresh budget, the share spent after, a full one when it pages', () => {
+    expect(tighteningShare(status({ remaining: 1 }), C)).toBe(0.4);
+    expect(tighteningShare(status({ remaining: 0.3 }), C)).toBeCloseTo(0.7, 12);
+    expect(tighteningShare(status({ remaining: 1, pages: true }), C)).toBe(1);
+    expect(tighteningShare(status({ remaining: 1 }), { ...C, freshStepShare: 1 })).toBe(1);
   });
 
   it.each([
@@ -118,9 +147,10 @@ describe('error-budget control, timeline', () => {
       factors.push(d.factor);
       state = d.state;
     }
-    // The first bad minute takes 0.03 x 3 = 9 % (a burn of 3.3 weighs at most 3); the next four
-    // fall within tightenEveryMinutes.
-    expect(factors[10]).toBeCloseTo(1 - 0.03 * 3, 9);
+    // The first bad minute takes 0.03 x 3 x 0.4 = 3.6 % (a burn of 3.3 weighs at most 3, and an
+    // untouched budget takes freshStepShare of a step); the next four fall within
+    // tightenEveryMinutes.
+    expect(factors[10]).toBeCloseTo(1 - 0.03 * 3 * C.freshStepShare, 9);
     expect(reasons.filter((r) => r === 'BudgetBurning')).toHaveLength(1);
     expect(factors[74]).toBeCloseTo(factors[10]!, 9);
     // Calm and on plan from minute 75: 1 % per 10 minutes, capped at 1.
@@ -137,7 +167,15 @@ describe('error-budget control, timeline', () => {
       s: status({ fastBurn: 3.3, pace: 0.9 }),
       bad: 1,
       message:
-        'error budget burning (burn rate 3.3x over 60 min, pace 0.90 of the budget): headroom up, load targets at 0.91x (was 1.00x)',
+        'error budget burning (burn rate 3.3x over 60 min, pace 0.90 of the budget): headroom up, load targets at 0.96x (was 1.00x; 40 % of a step: 0 % of the budget spent)',
+    },
+    {
+      case: 'burning, paging',
+      prev: { factor: 1, lastLoosenAt: null, lastTightenAt: null },
+      s: status({ fastBurn: 16.7, pace: 0.9, remaining: 0.6, pages: true }),
+      bad: 1,
+      message:
+        'error budget burning (burn rate 16.7x over 60 min, pace 0.90 of the budget): headroom up, load targets at 0.91x (was 1.00x; a full step: the burn pages)',
     },
     {
       case: 'spare',

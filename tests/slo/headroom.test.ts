@@ -59,7 +59,8 @@ describe('a decision under the error budget', () => {
   it.each([
     {
       case: 'burning: the tighter target scales out and the sentence says why',
-      s: status({ fastBurn: 10, pace: 1.1 }),
+      // Paging: a full step, 0.03 x 3.
+      s: status({ fastBurn: 10, pace: 1.1, pages: true }),
       bad: 2,
       factor: 0.91,
       reasons: ['ScaleOutBreach', 'BudgetBurning'],

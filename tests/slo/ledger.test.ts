@@ -78,6 +78,10 @@ describe('the SLI ledger', () => {
   });
 });
 
+/** from, from + step, ..., to (inclusive). */
+const range = (from: number, to: number, step: number) =>
+  Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+
 describe('the budget read off the ledger', () => {
   it.each([
     {
@@ -124,5 +128,41 @@ describe('the budget read off the ledger', () => {
     // Minutes: 1 of 720 over 0.005 = 0.28; requests: 7200 of 79,100 over 0.01 = 9.1.
     expect(status.pace).toBeCloseTo(7200 / (719 * 100 + 7200) / 0.01, 6);
     expect(status.requestAttainment).toBeCloseTo(1 - 7200 / (719 * 100 + 7200), 9);
+  });
+
+  it.each([
+    // 99.5 % over 30 days: the page thresholds are a burn of 14.4 over the hour and 6 over six hours.
+    { case: '4 bad minutes in the last hour (a burn of 13.3)', bad: [716, 717, 718, 719], pages: false },
+    { case: '5 bad minutes in the last hour (16.7)', bad: [715, 716, 717, 718, 719], pages: true },
+    // Apart, so that no hour holds 5. The slow window is read in whole hours (380 minutes here):
+    // 11 bad minutes in it are a burn of 5.8, 12 of 6.3.
+    { case: '11 bad minutes in six hours (5.8)', bad: range(450, 700, 25), pages: false },
+    { case: '12 bad minutes in six hours (6.3)', bad: range(425, 700, 25), pages: true },
+  ])('pages as the SRE workbook does: $case', ({ bad, pages }) => {
+    const status = budgetStatus(
+      filled((i) => bad.includes(i), 720),
+      SLO,
+      360,
+      M0 + 719,
+    );
+    expect(status.pages).toBe(pages);
+  });
+
+  it('pages on one bad minute in an hour at 99.9 % (2.3 % of its 43-minute budget)', () => {
+    const status = budgetStatus(
+      filled((i) => i === 700, 720),
+      { ...SLO, minutes: 0.999 },
+      360,
+      M0 + 719,
+    );
+    expect(status.pages).toBe(true);
+    expect(
+      budgetStatus(
+        filled((i) => i === 700, 720),
+        SLO,
+        360,
+        M0 + 719,
+      ).pages,
+    ).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ export const budget = (o: Partial<BudgetStatus> = {}): BudgetStatus => ({
   pace: 0,
   attainment: 1,
   exhaustsInMinutes: null,
+  pages: false,
   window: { observed: 1000, bad: 0, requests: 0, badRequests: 0 },
   ...o,
 });

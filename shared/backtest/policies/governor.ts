@@ -208,6 +208,8 @@ export function governorPolicy(options: GovernorOptions): Policy {
     const factor = slo?.room.factor ?? 1;
     const policy = slo?.target ?? target;
     const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
+    // The factor goes with the lowered targets, as the evaluator gives it: a young panic is sized without it.
+    if (factor !== 1) snapshot.headroomFactor = factor;
     if (lookahead) {
       if (floor?.kind === 'forecast') {
         snapshot.forecastFloor = {
