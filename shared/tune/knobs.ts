@@ -35,7 +35,9 @@ const withCurrent = (values: number[], current: number) =>
  * the budget burns (minTargetFactor: 0.3 holds a target of 75 at 22.5) and loosen them while it
  * is spare (maxTargetFactor: 1.3 runs 75 at 97.5). A lower floor buys the budget back faster
  * after a burst (Twitter's bursts need about 0.33, docs/slo.md); a higher ceiling spends a spare
- * budget on cost. The policy's own value (or the default) is always among the values.
+ * budget on cost. freshStepShare: how gently a fresh budget's first bad minutes tighten (0.4 of a
+ * step by default; 1, full steps always). The policy's own value (or the default) is always among
+ * the values.
  */
 function sloKnobs(t: TargetPolicy): Knob[] {
   const control = sloOf(t).control;
@@ -52,6 +54,12 @@ function sloKnobs(t: TargetPolicy): Knob[] {
       path: ['slo', 'control', 'maxTargetFactor'],
       values: withCurrent([1, 1.1, 1.2, 1.3, 1.5], control.maxTargetFactor),
       fallback: control.maxTargetFactor,
+    },
+    {
+      name: 'freshStepShare',
+      path: ['slo', 'control', 'freshStepShare'],
+      values: withCurrent([0.2, 0.3, 0.4, 0.6, 1], control.freshStepShare),
+      fallback: control.freshStepShare,
     },
   ];
 }

@@ -25,6 +25,7 @@ describe('knobsFor: the parameters the issue names, as the target can use them',
       'bandSigmas',
       'minTargetFactor',
       'maxTargetFactor',
+      'freshStepShare',
     ]);
   });
 
@@ -35,6 +36,11 @@ describe('knobsFor: the parameters the issue names, as the target can use them',
       fallback: defaults.minTargetFactor,
     });
     expect(named('maxTargetFactor').values).toContain(defaults.maxTargetFactor);
+    expect(named('freshStepShare')).toMatchObject({
+      path: ['slo', 'control', 'freshStepShare'],
+      values: [0.2, 0.3, 0.4, 0.6, 1],
+      fallback: defaults.freshStepShare,
+    });
     const written = knobsFor({ ...target, slo: SloSchema.parse({ control: { minTargetFactor: 0.65 } }) });
     expect(written.find((k) => k.name === 'minTargetFactor')!.values).toEqual([
       0.2, 0.3, 0.4, 0.5, 0.6, 0.65, 0.8,
