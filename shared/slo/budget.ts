@@ -16,8 +16,8 @@ export const PACE_FLOOR_MINUTES = 720;
  * as shares of the window's budget: 2 % spent within an hour (a burn rate of 14.4 over 30 days)
  * or 5 % within six hours (6). Read as burn rates over the fast and slow windows (the bad share
  * of their observed minutes), scaled to their lengths: with the defaults (60 and 360 minutes, 30
- * days) 14.4 and 6, so at 99.5 % of minutes 5 bad minutes in an hour or 11 in six, at 99.9 % one
- * in an hour.
+ * days) 14.4 and 6, so at 99.5 % of minutes 5 bad minutes in an hour or 11-12 in six (the slow
+ * window is read in whole hours), at 99.9 % one in an hour.
  */
 export const PAGE_FAST_SHARE = 0.02;
 export const PAGE_SLOW_SHARE = 0.05;

@@ -13,7 +13,7 @@
  *   proportion to the threat: a full one while the burn is one the SRE workbook pages on (2 % of
  *   the budget within the fast window, 5 % within the slow one: BudgetStatus.pages), else times
  *   the share of the budget already spent, at least freshStepShare. A fresh window's stray bad
- *   minute costs a third of a step; one nearly spent, or a level shift, the full one;
+ *   minute costs freshStepShare of a step (0.4); one nearly spent, or a level shift, the full one;
  * - spare (the fast window calm, the pace below spendTarget): up by loosenStep, at most once per
  *   loosenEveryMinutes, never past maxTargetFactor;
  * - otherwise it holds (BudgetSteady), as it does with no SLI reading (SloNoData).
