@@ -17,12 +17,10 @@
  * bursts are shorter than a cold start, the reactive answers arrived after the bursts they chased.
  * Pure.
  */
+import { DEFAULT_LEAD_TIME_MINUTES } from '../policy/forecast-schema.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { basisOf, ceilCapacity } from './signals.ts';
 import type { ReasonCode, SignalAssessment, SignalSnapshot } from './types.ts';
-
-/** The lead time when neither the snapshot nor the policy says one (the schema's default). */
-const DEFAULT_LEAD_MINUTES = 10;
 
 export interface YoungBurst {
   factor: number;
@@ -46,7 +44,8 @@ export function youngBurst(
 ): YoungBurst | null {
   const factor = snapshot.headroomFactor;
   if (factor === undefined || !(factor > 0 && factor < 1)) return null;
-  const leadMinutes = snapshot.leadTime?.minutes ?? policy.forecast?.leadTimeMinutes ?? DEFAULT_LEAD_MINUTES;
+  const leadMinutes =
+    snapshot.leadTime?.minutes ?? policy.forecast?.leadTimeMinutes ?? DEFAULT_LEAD_TIME_MINUTES;
   const minutes = (panicStreak * policy.damping.periodSeconds) / 60;
   if (minutes > leadMinutes) return null;
   let capacity = 0;

@@ -4,6 +4,9 @@
  */
 import * as z from 'zod';
 
+/** The lead time a target plans over when its policy says none: a SageMaker GPU start and a metric's delay. */
+export const DEFAULT_LEAD_TIME_MINUTES = 10;
+
 /** Look ahead: a capacity floor from the demand forecast, set ahead of the provisioning lead time. */
 export const ForecastPolicySchema = z
   .object({
@@ -17,7 +20,7 @@ export const ForecastPolicySchema = z
       .int()
       .min(1)
       .max(180)
-      .default(10)
+      .default(DEFAULT_LEAD_TIME_MINUTES)
       .describe(
         'Minutes from asking for an instance to it serving, plus metric delay: the floor covers now to now + this. Default 10 (SageMaker GPU start about 525 s, plus about 1 min of CloudWatch delay).',
       ),

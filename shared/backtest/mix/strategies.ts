@@ -6,6 +6,7 @@
  * on-demand/spot split over the same pools, neither with a commitment.
  */
 import type { MixPolicy } from '../../mix/types.ts';
+import { DEFAULT_LEAD_TIME_MINUTES } from '../../policy/forecast-schema.ts';
 import type { TargetPolicy } from '../../policy/schema.ts';
 import type { LookaheadFits } from '../policies/lookahead.ts';
 import { MixController } from './controller.ts';
@@ -16,8 +17,6 @@ import { spotHedge } from './spothedge.ts';
 
 /** The all on-demand Governor run every saving is measured from. */
 export const MIX_BASELINE = 'governor, all on-demand';
-/** A target without a forecast section plans over the schema's default lead (as the governor policy does). */
-const DEFAULT_FORECAST_LEAD_MINUTES = 10;
 /** The fixed split of the baseline: 70 % on-demand, 30 % spot. */
 export const FIXED_SPLIT_ON_DEMAND_PERCENT = 70;
 
@@ -52,7 +51,7 @@ export function mixStrategies(c: {
         policy: c.policy,
         instanceCapacity: c.scenario.mu,
         fits: c.fits,
-        forecastLeadMinutes: c.target.forecast?.leadTimeMinutes ?? DEFAULT_FORECAST_LEAD_MINUTES,
+        forecastLeadMinutes: c.target.forecast?.leadTimeMinutes ?? DEFAULT_LEAD_TIME_MINUTES,
         pools: c.pools,
       }),
       fixedMix: ALL_ON_DEMAND,

@@ -22,6 +22,7 @@ import type {
 } from '../../engine/types.ts';
 import { bandRatioOf } from '../../floors/forecast.ts';
 import { effectiveLead } from '../../floors/lead-time.ts';
+import { DEFAULT_LEAD_TIME_MINUTES } from '../../policy/forecast-schema.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
 import { rescaleNoise } from '../../sizing/noise-model.ts';
@@ -180,7 +181,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const { lookahead } = options;
   const quantile = target.forecast?.quantile ?? 'p90';
   const clock = new ScaleOutClock();
-  const configuredLead = target.forecast?.leadTimeMinutes ?? 10;
+  const configuredLead = target.forecast?.leadTimeMinutes ?? DEFAULT_LEAD_TIME_MINUTES;
   let lead = effectiveLead(configuredLead, []);
   /** The lead now against the configured one, for the forecast room (a new object only when it moves). */
   let roomLead: RoomInput['lead'] = { minutes: lead.minutes, configuredMinutes: configuredLead };

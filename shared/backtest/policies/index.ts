@@ -2,6 +2,7 @@
  * Every policy of one backtest run, in the order the table shows them: Governor first, then the
  * baselines, then the limit. Each call builds fresh policies (they keep state while they run).
  */
+import { DEFAULT_LEAD_TIME_MINUTES } from '../../policy/forecast-schema.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
 import { AWS_DEFAULTS, awsTargetTrackingPolicy } from './aws-target-tracking.ts';
 import { awsConcurrencyTrackingPolicy } from './aws-target-tracking-concurrency.ts';
@@ -27,9 +28,6 @@ export type PolicyName = (typeof POLICY_NAMES)[number];
 /** AWS's recommended target for SageMaker: max RPS x 0.5 x 60, i.e. half the saturation rate. */
 export const AWS_RECOMMENDED_FRACTION_OF_SATURATION = 0.5;
 
-/** A target without a forecast section still plans over the schema's default lead time. */
-const DEFAULT_LEAD_MINUTES = 10;
-
 /**
  * The look-ahead's options for a target whose policy enables a forecast, a warm pool or measured noise.
  * Lead time starts at the policy's (forecast.leadTimeMinutes) and follows the scale-outs the
@@ -47,7 +45,7 @@ export function lookaheadOptions(target: TargetPolicy, ctx: PolicyContext): Look
     forecast: {
       ...(f ?? {
         quantile: 'p90',
-        leadTimeMinutes: DEFAULT_LEAD_MINUTES,
+        leadTimeMinutes: DEFAULT_LEAD_TIME_MINUTES,
         historyDays: 14,
         refreshMinutes: 60,
         dayStartMinute: 0,
@@ -58,7 +56,7 @@ export function lookaheadOptions(target: TargetPolicy, ctx: PolicyContext): Look
     ...(target.warmPool?.enabled ? { warmPool: target.warmPool } : {}),
     ...(target.noise?.enabled ? { noise: target.noise } : {}),
     kind: target.kind,
-    leadMinutes: f?.leadTimeMinutes ?? DEFAULT_LEAD_MINUTES,
+    leadMinutes: f?.leadTimeMinutes ?? DEFAULT_LEAD_TIME_MINUTES,
     coldStartMinutes: scenario.coldStartMinutes,
     requestsPerInstance: planned !== null ? planned / k : scenario.mu,
     instanceCapacity: scenario.mu,
