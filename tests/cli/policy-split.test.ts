@@ -6,15 +6,17 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePolicyText } from '#shared/policy/load.ts';
 import { mergePolicyParts } from '#shared/policy-store/parts.ts';
 import { fleetYaml } from '../control/policy-fleet.ts';
 import { runCli } from '../support/cli.ts';
 
+const STANDIN_BIN = fileURLToPath(new URL('../support/bin', import.meta.url));
 const governor = (cwd: string, ...args: string[]) => runCli(args, cwd);
 
 /** A working folder holding policy.yaml with n targets like examples/policy.yaml. */
@@ -79,27 +81,23 @@ describe('governor policy split', () => {
       .trim()
       .split('\n');
     expect(parts.length).toBeGreaterThan(1);
-    // A stand-in aws: SSM holds the new parts plus two stale ones; deletions are recorded.
+    // A stand-in aws (tests/support/bin/aws, committed executable): SSM holds the new parts plus
+    // two stale ones; the calls it gets are recorded.
     const stale = [
       '/governor/policy/parts/eu',
       `/governor/policy/parts/${String(parts.length + 1).padStart(3, '0')}`,
     ];
-    const aws = join(cwd, 'aws');
-    writeFileSync(
-      aws,
-      `#!/bin/bash\nif [ "$2" = get-parameters-by-path ]; then printf '%s\\t' ${[...parts, ...stale].join(' ')}; echo; else echo "$@" >> ${join(cwd, 'deleted')}; fi\n`,
-    );
-    chmodSync(aws, 0o755);
-    // pipefail: a stand-in that failed to start (ETXTBSY, when another thread forks while the
-    // file is fresh) fails the line instead of looking like "nothing to delete"; then retry.
-    const runLine = () =>
-      spawnSync('bash', ['-c', `set -o pipefail; ${run.out.at(-1)!}`], {
-        cwd,
-        encoding: 'utf8',
-        env: { ...process.env, PATH: `${cwd}:${process.env.PATH}` },
-      });
-    let shell = runLine();
-    for (let i = 0; i < 5 && shell.status !== 0 && /busy/i.test(shell.stderr); i++) shell = runLine();
+    writeFileSync(join(cwd, 'parameters'), `${[...parts, ...stale].join('\n')}\n`);
+    const shell = spawnSync('bash', ['-c', `set -o pipefail; ${run.out.at(-1)!}`], {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${STANDIN_BIN}:${process.env.PATH}`,
+        STANDIN_AWS_PARAMETERS: join(cwd, 'parameters'),
+        STANDIN_AWS_CALLS: join(cwd, 'deleted'),
+      },
+    });
     expect(shell.status, shell.stderr).toBe(0);
     expect(readFileSync(join(cwd, 'deleted'), 'utf8').trim()).toBe(
       `ssm delete-parameters --names ${stale.join(' ')}`,
