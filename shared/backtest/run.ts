@@ -20,7 +20,7 @@ import {
   type ScenarioOptions,
   type Workload,
 } from './scenario.ts';
-import { simulate } from './simulate.ts';
+import { type StopRule, simulate } from './simulate.ts';
 import { type Sweep, sweepTargetTracking } from './sweep.ts';
 import { type Trace, TraceError } from './trace.ts';
 import type { BacktestResult, BacktestSlo, PolicyRun } from './types.ts';
@@ -51,6 +51,12 @@ export interface BacktestInput {
   only?: readonly RunnablePolicy[];
   /** Called as the run advances: the policy being simulated and the share of all work done (0..1). */
   onProgress?: (policy: string, done: number) => void;
+  /**
+   * A rule that may end each policy's run early (simulate's stopWhen), made from the run's oracle
+   * and demand once they are known: `governor tune` stops a candidate that can no longer qualify.
+   * Not for the best-target sweep.
+   */
+  stopRule?: (run: { oracle: readonly number[]; demand: readonly number[] }) => StopRule;
 }
 
 function forecastBand(policies: readonly Policy[]): Pick<BacktestResult, 'forecast'> {
@@ -94,8 +100,10 @@ export function runBacktest(input: BacktestInput): BacktestResult {
     const n = workload.work.length;
     const { onProgress } = input;
     const runs = new Array<PolicyRun>(policies.length);
+    const { stopRule } = input;
     order.forEach((i, position) => {
       const policy = policies[i]!;
+      const stopWhen = stopRule?.({ oracle, demand: workload.requests });
       onProgress?.(policy.name, position / policies.length);
       runs[i] = simulate(policy, {
         scenario,
@@ -104,6 +112,7 @@ export function runBacktest(input: BacktestInput): BacktestResult {
         scoreFrom,
         onProgress:
           onProgress && ((done) => onProgress(policy.name, (position + done / n) / policies.length)),
+        ...(stopWhen ? { stopWhen } : {}),
       });
     });
     if (sweep) runs.splice(bestRowIndex(runs), 0, sweep.row);

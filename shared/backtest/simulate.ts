@@ -37,7 +37,17 @@ export interface SimulationInput {
    * caller that reads only the summary (the best-target sweep's points). Default true.
    */
   series?: boolean;
+  /**
+   * Asked after every minute with the minute, what it provisioned (ready + pending + filling, as
+   * the series records) and whether it was in violation: true ends the run there. `governor tune`
+   * abandons a candidate that can no longer qualify (shared/tune/early-stop.ts). The run then says
+   * where it stopped (PolicyRun.stoppedAt) and its figures cover the minutes up to it.
+   */
+  stopWhen?: StopRule;
 }
+
+/** See SimulationInput.stopWhen. */
+export type StopRule = (minute: number, provisioned: number, violated: boolean) => boolean;
 
 interface Tally {
   instanceMinutes: number;
@@ -95,6 +105,8 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
   const minute: MinuteState = { minute: 0, requests: 0, work: 0, ready: 0, backlogIn: 0, backlogOut: 0 };
   // One view, refilled every minute: a policy reads it while it decides and keeps none of it.
   const view: FleetView = { now: 0, ready: 0, pending: 0, warmIdle: 0, metrics: feed };
+  const { stopWhen } = input;
+  let stoppedAt: number | undefined;
   for (let m = 0; m < n; m++) {
     fleet.promote(m);
     feed.advanceTo(m);
@@ -105,6 +117,7 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
     if (policy.warmPoolSizeAt) fleet.resizeWarmPool(policy.warmPoolSizeAt(m), m);
     const changed = fleet.scaleTo(clampDesired(policy.decide(view, m), scenario, policy.name), m);
     if (changed && m >= (input.scoreFrom ?? 0)) tally.actions++;
+    const violationsBefore = tally.violationMinutes.length;
     const backlogOut = serve(m, fleet, backlog, input, tally);
     const { ready } = fleet;
     minute.minute = m;
@@ -121,8 +134,21 @@ export function simulate(policy: Policy, input: SimulationInput): PolicyRun {
       series.warmPool[m] = fleet.warmIdle;
     }
     if (input.onProgress && (m + 1) % PROGRESS_EVERY === 0) input.onProgress(m + 1);
+    const violated = tally.violationMinutes.length > violationsBefore;
+    if (stopWhen?.(m, ready + fleet.pending + fleet.filling, violated)) {
+      stoppedAt = m;
+      break;
+    }
   }
-  return finish(policy, input, tally, { ...series, violationMinutes: tally.violationMinutes });
+  const run = finish(
+    policy,
+    input,
+    tally,
+    { ...series, violationMinutes: tally.violationMinutes },
+    stoppedAt,
+  );
+  if (stoppedAt !== undefined) run.stoppedAt = stoppedAt;
+  return run;
 }
 
 function finish(
@@ -130,12 +156,15 @@ function finish(
   input: SimulationInput,
   tally: Tally,
   series: PolicyRun['series'],
+  stoppedAt?: number,
 ): PolicyRun {
   const { scenario, workload } = input;
   const from = input.scoreFrom ?? 0;
-  const n = workload.work.length - from;
+  // A stopped run's figures cover the minutes it simulated.
+  const end = stoppedAt === undefined ? workload.work.length : stoppedAt + 1;
+  const n = Math.max(0, end - from);
   let totalRequests = 0;
-  for (let m = from; m < workload.requests.length; m++) totalRequests += workload.requests[m]!;
+  for (let m = from; m < end; m++) totalRequests += workload.requests[m]!;
   // Float sums of 0.05 x warm instances drift in the 12th digit; round to a micro-instance-minute.
   const instanceMinutes = Math.round(tally.instanceMinutes * 1e6) / 1e6;
   const explained = policy.explain?.();
@@ -146,7 +175,7 @@ function finish(
       costUsd: (instanceMinutes / 60) * scenario.pricePerInstanceHour,
       costVsOracle: instanceMinutes / input.oracleInstanceMinutes,
       violationMinutes: tally.violationMinutes.length,
-      violationRatio: tally.violationMinutes.length / n,
+      violationRatio: n > 0 ? tally.violationMinutes.length / n : 0,
       requestsInViolationRatio: totalRequests > 0 ? tally.requestsInViolation / totalRequests : 0,
       scalingActions: tally.actions,
     },

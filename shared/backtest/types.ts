@@ -103,6 +103,11 @@ export interface PolicyRun {
   series: PolicySeries;
   /** Governor policies only: the scaling decisions, for annotations. */
   decisions?: DecisionMark[];
+  /**
+   * The last minute simulated when a stop rule ended the run early (simulate's stopWhen); the
+   * series and figures cover the minutes up to it. Absent: the whole trace ran.
+   */
+  stoppedAt?: number;
 }
 
 export interface BacktestResult {

@@ -27,6 +27,7 @@ export const TUNE_OPTIONS = {
   'max-candidates': { type: 'string' },
   workers: { type: 'string' },
   seed: { type: 'string' },
+  'full-front': { type: 'boolean' },
   html: { type: 'string' },
   json: { type: 'string' },
   'peak-instances': { type: 'string' },
@@ -111,6 +112,7 @@ export async function tuneCommand(args: string[], io: CliIo): Promise<number> {
       maxCandidates,
       workers,
       seed,
+      fullFront: values['full-front'] === true,
       onBatch: (tried, best) => {
         const label = `${tried} of ${maxCandidates} candidates, best ${best.figures.costVsOracle.toFixed(2)}x at ${(100 * (1 - best.figures.violationRatio)).toFixed(2)} % of minutes`;
         if (bar) bar.update(label, Math.min(1, tried / maxCandidates));

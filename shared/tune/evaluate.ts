@@ -12,17 +12,8 @@ import type { Trace } from '../backtest/trace.ts';
 import type { PolicyRun } from '../backtest/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
-
-/** Folds of the training part the figures are also given for. */
-export const FOLDS = 3;
-
-export interface Fold {
-  costVsOracle: number;
-  /** Minutes in violation / minutes of the fold (1 - attainment of minutes); a fold longer than the window: its worst window's. */
-  violationRatio: number;
-  /** Requests in violating minutes / requests of the fold (1 - attainment of requests); likewise. */
-  requestsViolationRatio: number;
-}
+import { foldStop, type StopBound, type Stopped } from './early-stop.ts';
+import { type Fold, foldBounds } from './folds.ts';
 
 export interface Figures {
   instanceMinutes: number;
@@ -32,11 +23,18 @@ export interface Figures {
   requestsViolationRatio: number;
   scalingActions: number;
   folds: Fold[];
+  /**
+   * Present when the run was stopped because the candidate could no longer qualify
+   * (./early-stop.ts): every figure then covers the minutes up to the stop only.
+   */
+  stopped?: Stopped;
 }
 
 /**
  * The folds' figures. A fold longer than the objective's window is judged as the backtest judges
  * a run that long: by its worst window (shared/backtest/attainment.ts), minutes and requests each.
+ * A stopped run's folds count its minutes up to the stop against the whole fold's oracle and
+ * requests: what the stop rule compared.
  */
 function folds(
   run: PolicyRun,
@@ -45,19 +43,18 @@ function folds(
   windowMinutes: number,
 ): Fold[] {
   const n = oracle.length;
+  const end = run.stoppedAt === undefined ? n : run.stoppedAt + 1;
   const violated = new Uint8Array(n);
   const all = run.series.violationMinutes;
   for (const m of all) violated[m] = 1;
-  return Array.from({ length: FOLDS }, (_, f) => {
-    const from = Math.floor((f * n) / FOLDS);
-    const to = Math.floor(((f + 1) * n) / FOLDS);
+  return foldBounds(n).map(([from, to]) => {
     let cost = 0;
     let floor = 0;
     let bad = 0;
     let requests = 0;
     let badRequests = 0;
     for (let m = from; m < to; m++) {
-      cost += run.series.provisioned[m]!;
+      if (m < end) cost += run.series.provisioned[m]!;
       floor += oracle[m]!;
       bad += violated[m]!;
       requests += demand[m]!;
@@ -82,16 +79,38 @@ function folds(
 
 export type Evaluated = 'governor' | 'aws-target-tracking';
 
+/**
+ * The candidate's figures on the training part. With a bound (the goal against the starting
+ * policy), the run stops as soon as the candidate can no longer qualify (./early-stop.ts).
+ */
 export function evaluate(
   trace: Trace,
   target: TargetPolicy,
   options: ScenarioOptions,
   fits: LookaheadFits,
   policy: Evaluated = 'governor',
+  bound?: StopBound,
 ): Figures {
-  const result = runBacktest({ trace, target, options, only: [policy], fits });
+  const windowMinutes = sloOf(target).windowMinutes;
+  let stop: ReturnType<typeof foldStop> | undefined;
+  const result = runBacktest({
+    trace,
+    target,
+    options,
+    only: [policy],
+    fits,
+    ...(bound
+      ? {
+          stopRule: ({ oracle, demand }) => {
+            stop = foldStop(bound, oracle, demand, windowMinutes);
+            return stop.rule;
+          },
+        }
+      : {}),
+  });
   const run = result.policies[0]!;
   const s = run.summary;
+  const stopped = stop?.stopped();
   return {
     instanceMinutes: s.instanceMinutes,
     costVsOracle: s.costVsOracle,
@@ -99,6 +118,7 @@ export function evaluate(
     violationRatio: s.violationRatio,
     requestsViolationRatio: s.requestsInViolationRatio,
     scalingActions: s.scalingActions,
-    folds: folds(run, result.oracle, result.demand, sloOf(target).windowMinutes),
+    folds: folds(run, result.oracle, result.demand, windowMinutes),
+    ...(stopped ? { stopped } : {}),
   };
 }

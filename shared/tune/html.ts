@@ -1,15 +1,15 @@
 /**
  * The tune report as one self-contained page with no script (a Content-Security-Policy of
  * `default-src 'none'`, inline styles only): the Pareto front of the training part (cost against
- * violation minutes, every candidate a dot, the front drawn through the ones no other beats on
- * both), with the objective, the per-fold goal, target tracking, the starting policy and the
+ * violation minutes, every candidate run to the end a dot, those stopped early counted and not
+ * drawn, the front drawn through the ones no other beats on both), with the objective, the per-fold goal, target tracking, the starting policy and the
  * tuned one marked; the verdict first (held-out attainment against the objective, cost against
  * the starting policy and target tracking), then the held-out part side by side, what was
  * written, and what changed.
  */
 import { maxOf, minOf } from '../arrays/extent.ts';
 import { escapeHtml, formatNumber, formatRatio, formatShare } from '../report/format.ts';
-import { changeList, partRows, type TuneReport } from './report.ts';
+import { changeList, partRows, stoppedEarly, type TuneReport } from './report.ts';
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:26px 0 8px}p.how{color:#57606a;margin:4px 0 10px}
@@ -99,13 +99,13 @@ export function renderTuneHtml(r: TuneReport, startName: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Governor tune: ${escapeHtml(r.targetId)} on ${escapeHtml(r.trace)}</title><style>${CSS}</style></head><body>
 <h1>Governor tune: ${escapeHtml(r.targetId)} on ${escapeHtml(r.trace)}</h1>
-<p class="how">Trained on minutes 0 to ${formatNumber(r.split)} (${(r.split / 1440).toFixed(1)} days); judged on minutes ${formatNumber(r.split)} to ${formatNumber(r.minutes)}, which the search never saw. Objective: ${escapeHtml(r.objective.text)}. Goal: the lowest cost with ${escapeHtml(r.goal.source)}. ${formatNumber(r.search.candidates)} candidates, seed ${r.search.seed} (stopped: ${escapeHtml(r.search.stoppedBy)}), ${r.search.seconds.toFixed(1)} s.</p>
+<p class="how">Trained on minutes 0 to ${formatNumber(r.split)} (${(r.split / 1440).toFixed(1)} days); judged on minutes ${formatNumber(r.split)} to ${formatNumber(r.minutes)}, which the search never saw. Objective: ${escapeHtml(r.objective.text)}. Goal: the lowest cost with ${escapeHtml(r.goal.source)}. ${formatNumber(r.search.candidates)} candidates, seed ${r.search.seed} (stopped: ${escapeHtml(r.search.stoppedBy)}); ${escapeHtml(stoppedEarly(r.search.stoppedEarly))}; ${r.search.seconds.toFixed(1)} s.</p>
 <p class="verdict ${v.meets ? 'win' : 'loss'}" id="verdict">${escapeHtml(v.sentence)}.</p>
 <p id="written">${escapeHtml(v.written)}.</p>
 <h2>Held-out part</h2>
 ${table(r, 'heldOut', startName)}
 <h2>Training part: cost against violations</h2>
-<p class="how">Every candidate the search tried is a grey dot; the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed lines are the goal each fold must hold and the objective itself.</p>
+<p class="how">Every candidate the search ran over the whole training part is a grey dot (${formatNumber(r.search.stoppedEarly)} stopped early are not: they could no longer qualify); the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed lines are the goal each fold must hold and the objective itself.</p>
 ${chart(r)}
 ${table(r, 'training', startName)}
 <h2>${v.kept ? 'What the search proposed (not written)' : 'What changed'}</h2>

@@ -15,7 +15,8 @@
  */
 import { maxOf } from '../arrays/extent.ts';
 import type { ResolvedSlo } from '../slo/objective.ts';
-import type { Figures, Fold } from './evaluate.ts';
+import type { Figures } from './evaluate.ts';
+import type { Fold } from './folds.ts';
 
 /**
  * The share of the error budget held back in each fold for the days the search never saw: 0.5
@@ -78,8 +79,9 @@ function foldLoad(f: Fold, goal: Goal): number {
 /** The worst fold's share of its allowance: at most 1 is feasible. */
 export const worstFold = (f: Figures, goal: Goal): number => maxOf(f.folds.map((x) => foldLoad(x, goal)));
 
-/** Whether a candidate holds the goal in every fold. */
+/** Whether a candidate holds the goal in every fold (a candidate stopped early never does: ./early-stop.ts). */
 export function feasible(f: Figures, goal: Goal): boolean {
+  if (f.stopped) return false;
   const ref = goal.reference;
   return f.folds.every((x, i) => {
     const r = ref?.[i];
@@ -112,6 +114,8 @@ export function compare(a: Figures, b: Figures, goal: Goal): number {
   const fa = feasible(a, goal);
   const fb = feasible(b, goal);
   if (fa !== fb) return fa ? -1 : 1;
+  // A run stopped early has figures for part of the training only: after every whole run.
+  if (!a.stopped !== !b.stopped) return a.stopped ? 1 : -1;
   if (fa && goal.reference)
     return (
       worstSaving(b, goal.reference) - worstSaving(a, goal.reference) ||

@@ -10,6 +10,7 @@ import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { candidateTarget } from './candidate.ts';
+import type { StopBound } from './early-stop.ts';
 import { evaluate, type Figures } from './evaluate.ts';
 import type { Knob, KnobValue } from './knobs.ts';
 import type { Settings } from './search.ts';
@@ -26,12 +27,15 @@ export interface EvaluateRequest {
   settings: [string, KnobValue][];
   /** A whole target to evaluate instead of the settings' candidate (the starting policy). */
   target?: TargetPolicy;
+  /** Stop the run once the candidate can no longer qualify (./early-stop.ts). */
+  bound?: StopBound;
 }
 
 export type EvaluateReply = { id: number; figures: Figures | null } | { id: number; error: string };
 
 export interface CandidatePool {
-  evaluate(batch: readonly Settings[]): Promise<(Figures | null)[]>;
+  /** With a bound, each run stops once its candidate can no longer qualify (./early-stop.ts). */
+  evaluate(batch: readonly Settings[], bound?: StopBound): Promise<(Figures | null)[]>;
   /** One target as written (the starting policy), in a worker like the candidates. */
   evaluateTarget(target: TargetPolicy): Promise<Figures>;
   close(): Promise<void>;
@@ -40,10 +44,10 @@ export interface CandidatePool {
 function inThisThread(init: TuneWorkerInit): CandidatePool {
   const fits = lookaheadMemo();
   return {
-    evaluate: async (batch) =>
+    evaluate: async (batch, bound) =>
       batch.map((settings) => {
         const target = candidateTarget(init.raw, settings, init.knobs);
-        return target ? evaluate(init.trace, target, init.options, fits) : null;
+        return target ? evaluate(init.trace, target, init.options, fits, 'governor', bound) : null;
       }),
     evaluateTarget: async (target) => evaluate(init.trace, target, init.options, fits),
     close: async () => {},
@@ -93,15 +97,15 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       waiting.clear();
     });
   }
-  const send = (settings: Settings, target?: TargetPolicy) =>
+  const send = (settings: Settings, target?: TargetPolicy, bound?: StopBound) =>
     new Promise<Figures | null>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
-      queue.push({ id, settings: [...settings], ...(target ? { target } : {}) });
+      queue.push({ id, settings: [...settings], ...(target ? { target } : {}), ...(bound ? { bound } : {}) });
       pump();
     });
   return {
-    evaluate: (batch) => Promise.all(batch.map((settings) => send(settings))),
+    evaluate: (batch, bound) => Promise.all(batch.map((settings) => send(settings, undefined, bound))),
     evaluateTarget: async (target) => (await send(new Map(), target))!,
     close: async () => {
       await Promise.all(threads.map((t) => t.terminate()));

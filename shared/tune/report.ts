@@ -31,6 +31,11 @@ export interface TuneReport {
   search: {
     candidates: number;
     refused: number;
+    /**
+     * Candidates stopped before the end of the training part because they could no longer
+     * qualify (shared/tune/early-stop.ts); they are in neither the front nor `candidates`.
+     */
+    stoppedEarly: number;
     stoppedBy: string;
     seed: number;
     seconds: number;
@@ -75,6 +80,7 @@ export function toTuneReport(r: TuneResult, info: ReportInfo): TuneReport {
     search: {
       candidates: r.tried.length + r.refused,
       refused: r.refused,
+      stoppedEarly: r.tried.filter((c) => c.figures.stopped).length,
       stoppedBy: r.stoppedBy,
       seed: info.seed,
       seconds: Math.round(info.seconds * 10) / 10,
@@ -90,10 +96,12 @@ export function toTuneReport(r: TuneResult, info: ReportInfo): TuneReport {
       violationRatio: c.figures.violationRatio,
       violationMinutes: c.figures.violationMinutes,
     })),
-    candidates: r.tried.map((c) => ({
-      costVsOracle: c.figures.costVsOracle,
-      violationRatio: c.figures.violationRatio,
-    })),
+    candidates: r.tried
+      .filter((c) => !c.figures.stopped)
+      .map((c) => ({
+        costVsOracle: c.figures.costVsOracle,
+        violationRatio: c.figures.violationRatio,
+      })),
   };
 }
 
@@ -197,6 +205,10 @@ export function windowNote(rows: Row[]): string[] {
   ];
 }
 
+/** The search line's account of the candidates stopped early. */
+export const stoppedEarly = (n: number): string =>
+  `${whole.format(n)} stopped early, once dearer than the starting policy or over a fold's budget (--full-front runs them to the end)`;
+
 export function formatTuneReport(r: TuneReport, startName: string): string {
   const requests = r.objective.requests !== null;
   const s = r.search;
@@ -204,7 +216,7 @@ export function formatTuneReport(r: TuneReport, startName: string): string {
   return [
     `tune ${r.targetId} on ${r.trace}: trained on minutes 0-${whole.format(r.split)} (${days(r.split)}); judged on minutes ${whole.format(r.split)}-${whole.format(r.minutes)} (${days(r.minutes - r.split)}), which the search never saw`,
     `objective: ${r.objective.text}; goal: the lowest cost with ${r.goal.source}`,
-    `search: ${whole.format(s.candidates)} candidates, seed ${s.seed} (stopped: ${s.stoppedBy}); ${s.refused} refused by the policy rules; ${s.seconds.toFixed(1)} s on ${s.workers} worker thread${s.workers === 1 ? '' : 's'}`,
+    `search: ${whole.format(s.candidates)} candidates, seed ${s.seed} (stopped: ${s.stoppedBy}); ${s.refused} refused by the policy rules; ${stoppedEarly(s.stoppedEarly)}; ${s.seconds.toFixed(1)} s on ${s.workers} worker thread${s.workers === 1 ? '' : 's'}`,
     '',
     'training part:',
     ...table(partRows(r, 'training', startName), requests),

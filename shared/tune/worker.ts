@@ -15,7 +15,10 @@ parentPort!.on('message', (req: EvaluateRequest) => {
   let reply: EvaluateReply;
   try {
     const target = req.target ?? candidateTarget(init.raw, new Map(req.settings), init.knobs);
-    reply = { id: req.id, figures: target ? evaluate(init.trace, target, init.options, fits) : null };
+    reply = {
+      id: req.id,
+      figures: target ? evaluate(init.trace, target, init.options, fits, 'governor', req.bound) : null,
+    };
   } catch (error) {
     reply = { id: req.id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -56,7 +56,15 @@ const report: TuneReport = {
     margin: 0.5,
     source: 'at least 99.75 % of minutes within the SLO in each fold of the training part',
   },
-  search: { candidates: 40, refused: 0, stoppedBy: 'candidates', seed: 1, seconds: 12.3, workers: 2 },
+  search: {
+    candidates: 40,
+    refused: 0,
+    stoppedEarly: 12,
+    stoppedBy: 'candidates',
+    seed: 1,
+    seconds: 12.3,
+    workers: 2,
+  },
   training: { baseline: figures(2.1, 300), start: figures(1.9, 80), tuned: figures(1.6, 180) },
   heldOut: {
     tuned: summary('governor', 1.6, 9),

@@ -45,6 +45,14 @@ describe('governor tune (CLI)', () => {
     expect(r.out).toMatch(/^(wrote the tuned policy|kept the starting policy, not the tuned one: .+)$/m);
     const json = JSON.parse(readFileSync(join(dir, 'out/tune.json'), 'utf8'));
     expect(json.search.candidates).toBe(12);
+    // Candidates that could no longer qualify stopped early: counted, and not among the dots.
+    expect(r.out).toMatch(
+      new RegExp(
+        `^search: 12 candidates, .*; ${json.search.stoppedEarly} stopped early, once dearer than the starting policy or over a fold's budget \\(--full-front runs them to the end\\);`,
+        'm',
+      ),
+    );
+    expect(json.candidates).toHaveLength(12 - json.search.refused - json.search.stoppedEarly);
     expect(r.code).toBe(json.verdict.meets ? 0 : 1);
     const check = await main(['validate', join(dir, 'out/tuned.yaml')], {
       stdout: () => {},
@@ -101,8 +109,8 @@ describe('governor tune (CLI)', () => {
     expect(r.err[0]).toMatch(message);
   });
 
-  it('writes the same file for the same seed, on the main thread and on two worker threads', async () => {
-    const tuneTo = (out: string, workers: string) =>
+  it('writes the same file for the same seed, on the main thread and on two worker threads, with every run whole or not', async () => {
+    const tuneTo = (out: string, workers: string, ...more: string[]) =>
       tuneCli([
         '--trace',
         'history.csv',
@@ -114,11 +122,15 @@ describe('governor tune (CLI)', () => {
         '3',
         '--workers',
         workers,
+        ...more,
       ]);
     await tuneTo('same/a.yaml', '0');
     await tuneTo('same/b.yaml', '2');
+    const full = await tuneTo('same/c.yaml', '2', '--full-front');
     const a = readFileSync(join(dir, 'same/a.yaml'), 'utf8');
     expect(a).toMatch(/^# Tuned by governor tune on history\.csv \(seed 3, 10 candidates\)/);
     expect(readFileSync(join(dir, 'same/b.yaml'), 'utf8')).toBe(a);
+    expect(readFileSync(join(dir, 'same/c.yaml'), 'utf8')).toBe(a);
+    expect(full.out).toMatch(/; 0 stopped early, /);
   });
 });

@@ -2,8 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { mulberry32, poisson } from '#shared/backtest/noise.ts';
+import { referenceScenario } from '#shared/backtest/scenario.ts';
 import type { Trace } from '#shared/backtest/trace.ts';
 import { parsePolicyText } from '#shared/policy/load.ts';
+import { type TuneInput, tune } from '#shared/tune/tune.ts';
 
 export const EXAMPLE_TEXT = readFileSync('examples/policy.yaml', 'utf8');
 
@@ -26,3 +28,18 @@ export function dailyHistory(days: number, seed = 1): Trace {
 }
 
 export const csvOf = (t: Trace) => ['minute,requests', ...t.requests.map((r, m) => `${m},${r}`)].join('\n');
+
+/** tune() on a history with the example target, two thirds trained, 24 candidates in this thread. */
+export function tuneExample(trace: Trace, extra: Partial<TuneInput> = {}) {
+  const { target, raw } = exampleTarget();
+  return tune({
+    trace,
+    raw,
+    target,
+    options: referenceScenario(target),
+    trainFraction: 0.67,
+    maxCandidates: 24,
+    workers: 0,
+    ...extra,
+  });
+}

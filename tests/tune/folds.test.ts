@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { worstWindow } from '#shared/backtest/attainment.ts';
 import { lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
-import { evaluate, FOLDS } from '#shared/tune/evaluate.ts';
+import { evaluate } from '#shared/tune/evaluate.ts';
+import { FOLDS } from '#shared/tune/folds.ts';
 import { minuteTrace, variantTarget } from '../backtest/fixtures.ts';
 
 const policy = (windowDays: number) =>

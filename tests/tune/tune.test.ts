@@ -4,24 +4,13 @@
  * tuned policy unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { SloSchema } from '#shared/policy/slo-schema.ts';
-import { TuneInputError, tune } from '#shared/tune/tune.ts';
-import { dailyHistory, exampleTarget } from './fixtures.ts';
+import { type TuneInput, TuneInputError } from '#shared/tune/tune.ts';
+import { dailyHistory, exampleTarget, tuneExample } from './fixtures.ts';
 
-const { target, raw } = exampleTarget();
+const { target } = exampleTarget();
 const history = dailyHistory(4);
-const run = (trace = history, extra: Record<string, unknown> = {}) =>
-  tune({
-    trace,
-    raw,
-    target,
-    options: referenceScenario(target),
-    trainFraction: 0.67,
-    maxCandidates: 24,
-    workers: 0,
-    ...extra,
-  });
+const run = (trace = history, extra: Partial<TuneInput> = {}) => tuneExample(trace, extra);
 
 describe('governor tune', async () => {
   const clean = await run();
