@@ -16,7 +16,6 @@
  */
 import type { StopRule } from '../backtest/simulate.ts';
 import { type Fold, foldBounds } from './folds.ts';
-import type { Goal } from './objective.ts';
 
 /** Why and where a candidate was stopped. */
 export interface Stopped {
@@ -27,21 +26,15 @@ export interface Stopped {
   why: 'dearer' | 'minutes' | 'requests';
 }
 
-/** What the rule needs of the goal: the starting policy's folds and the allowances. */
-export type StopBound = Pick<Goal, 'maxViolationRatio' | 'maxRequestsViolationRatio'> & {
+/** What the rule needs of the goal (./objective.ts stopBoundOf): the allowances and the starting policy's folds. */
+export interface StopBound {
+  /** Bad minutes over a fold's minutes allowed (Goal.maxViolationRatio). */
+  maxViolationRatio: number;
+  /** Requests in bad minutes over a fold's requests allowed, when the objective has a requests share. */
+  maxRequestsViolationRatio?: number;
+  /** The starting policy's folds. */
   reference: readonly Fold[];
-};
-
-export const stopBoundOf = (goal: Goal): StopBound | undefined =>
-  goal.reference
-    ? {
-        maxViolationRatio: goal.maxViolationRatio,
-        ...(goal.maxRequestsViolationRatio !== undefined
-          ? { maxRequestsViolationRatio: goal.maxRequestsViolationRatio }
-          : {}),
-        reference: goal.reference,
-      }
-    : undefined;
+}
 
 interface FoldLimit {
   from: number;

@@ -15,6 +15,7 @@
  */
 import { maxOf } from '../arrays/extent.ts';
 import type { ResolvedSlo } from '../slo/objective.ts';
+import type { StopBound } from './early-stop.ts';
 import type { Figures } from './evaluate.ts';
 import type { Fold } from './folds.ts';
 
@@ -78,6 +79,18 @@ function foldLoad(f: Fold, goal: Goal): number {
 
 /** The worst fold's share of its allowance: at most 1 is feasible. */
 export const worstFold = (f: Figures, goal: Goal): number => maxOf(f.folds.map((x) => foldLoad(x, goal)));
+
+/** What the early stop needs of a goal judged against the starting policy (none without one: ./early-stop.ts). */
+export const stopBoundOf = (goal: Goal): StopBound | undefined =>
+  goal.reference
+    ? {
+        maxViolationRatio: goal.maxViolationRatio,
+        ...(goal.maxRequestsViolationRatio !== undefined
+          ? { maxRequestsViolationRatio: goal.maxRequestsViolationRatio }
+          : {}),
+        reference: goal.reference,
+      }
+    : undefined;
 
 /** Whether a candidate holds the goal in every fold (a candidate stopped early never does: ./early-stop.ts). */
 export function feasible(f: Figures, goal: Goal): boolean {

@@ -9,11 +9,11 @@ import { mulberry32 } from '#shared/backtest/noise.ts';
 import { lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { candidateTarget } from '#shared/tune/candidate.ts';
-import { foldStop, type StopBound, stopBoundOf } from '#shared/tune/early-stop.ts';
+import { foldStop, type StopBound } from '#shared/tune/early-stop.ts';
 import { evaluate } from '#shared/tune/evaluate.ts';
 import { foldBounds } from '#shared/tune/folds.ts';
 import { knobsFor } from '#shared/tune/knobs.ts';
-import { feasible, goalOf } from '#shared/tune/objective.ts';
+import { feasible, goalOf, stopBoundOf } from '#shared/tune/objective.ts';
 import type { Settings } from '#shared/tune/search.ts';
 import { dailyHistory, exampleTarget, tuneExample } from './fixtures.ts';
 
