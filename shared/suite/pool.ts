@@ -12,6 +12,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Trace } from '../backtest/trace.ts';
+import { WORKER_YOUNG_GENERATION_MB } from '../backtest/worker-heap.ts';
 import { type CellResult, runCell } from './cell.ts';
 import { readTraceFile, targetFrom } from './load.ts';
 import { traceFits } from './trace-fits.ts';
@@ -116,7 +117,11 @@ export async function runSuite(input: SuiteInput): Promise<CellResult[]> {
   let done = 0;
   const threads = Array.from(
     { length: workers },
-    () => new Worker(new URL('./worker.ts', import.meta.url), { workerData: init }),
+    () =>
+      new Worker(new URL('./worker.ts', import.meta.url), {
+        workerData: init,
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      }),
   );
   const onTrace = new Map<Worker, string>();
   try {

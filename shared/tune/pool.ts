@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
+import { WORKER_YOUNG_GENERATION_MB } from '../backtest/worker-heap.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { candidateTarget } from './candidate.ts';
 import type { StopBound } from './early-stop.ts';
@@ -72,7 +73,10 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
     () =>
       new Worker(new URL('./worker.ts', import.meta.url), {
         workerData: init,
-        resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(init.trace.requests.length) },
+        resourceLimits: {
+          maxOldGenerationSizeMb: workerHeapMb(init.trace.requests.length),
+          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+        },
       }),
   );
   let nextId = 0;
