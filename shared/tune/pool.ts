@@ -55,17 +55,6 @@ function inThisThread(init: TuneWorkerInit): CandidatePool {
   };
 }
 
-/**
- * The old-generation heap a worker may grow to. What a worker keeps alive is small (the training
- * part, the memo, one run's arrays: about 50 MB on a year of minutes); left alone, V8 lets each
- * worker's heap fill with garbage to several times that before a full collection, and a year of
- * history took the process to 1.15 GB with two workers. Bounded, it collects sooner: 128 MB plus
- * 0.4 KB a minute of training (270 MB for 240 days, about five times what it keeps alive; 200 MB
- * ran a year's tune without a stop).
- */
-export const workerHeapMb = (trainingMinutes: number): number =>
-  Math.ceil(128 + (0.4 * trainingMinutes) / 1024);
-
 export function candidatePool(init: TuneWorkerInit, workers = availableParallelism()): CandidatePool {
   if (workers <= 0) return inThisThread(init);
   const threads = Array.from(
@@ -73,10 +62,9 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
     () =>
       new Worker(new URL('./worker.ts', import.meta.url), {
         workerData: init,
-        resourceLimits: {
-          maxOldGenerationSizeMb: workerHeapMb(init.trace.requests.length),
-          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-        },
+        // A young generation the main thread's size; the old generation unbounded
+        // (shared/backtest/worker-heap.ts says why and what each costs).
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       }),
   );
   let nextId = 0;
