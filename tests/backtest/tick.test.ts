@@ -178,4 +178,36 @@ describe('the fleet', () => {
     expect(full.series.ready).toHaveLength(8);
     expect([bare.series.ready, bare.series.provisioned, bare.series.warmPool]).toEqual([[], [], []]);
   });
+
+  it('a stop rule ends the run in the minute it says so, with what each minute provisioned and whether it was bad', () => {
+    const requests = [3, 9, 14, 2, 0, 11, 20, 6];
+    const workload = { requests, work: requests };
+    const scenario = buildScenario(workload, { ...DEFAULT_SCENARIO, peakInstances: 2 }, undefined);
+    const input = { scenario, workload, oracleInstanceMinutes: 8 };
+    const desired = [1, 2, 3, 3, 1, 2, 4, 4];
+    const full = simulate(scripted(desired, 1).policy, input);
+    const asked: [number, number, boolean][] = [];
+    const { policy, seen } = scripted(desired, 1);
+    const stopped = simulate(policy, {
+      ...input,
+      stopWhen: (minute, provisioned, violated) => {
+        asked.push([minute, provisioned, violated]);
+        return minute === 4;
+      },
+    });
+    // The rule saw the series the full run records, minute by minute, and nothing after minute 4.
+    expect(asked).toEqual(
+      [0, 1, 2, 3, 4].map((m) => [m, full.series.provisioned[m], full.series.violationMinutes.includes(m)]),
+    );
+    expect(seen.map((s) => s.minute)).toEqual([0, 1, 2, 3, 4]);
+    expect(stopped.stoppedAt).toBe(4);
+    expect(full.stoppedAt).toBeUndefined();
+    expect(stopped.series.provisioned.slice(0, 5)).toEqual(full.series.provisioned.slice(0, 5));
+    // Its figures cover minutes 0-4 only.
+    const bad = full.series.violationMinutes.filter((m) => m <= 4);
+    expect(stopped.summary.violationMinutes).toBe(bad.length);
+    expect(stopped.summary.violationRatio).toBe(bad.length / 5);
+    const billed = full.series.provisioned.slice(0, 5).reduce((a, b) => a + b, 0);
+    expect(stopped.summary.instanceMinutes).toBe(billed);
+  });
 });
