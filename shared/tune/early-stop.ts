@@ -44,8 +44,8 @@ interface FoldLimit {
   /** The fold's requests (the requests ratio's denominator). */
   requests: number;
   maxCost: number;
-  /** Bad minutes over the fold's length above this: out. NaN when the fold is judged by its worst window. */
-  maxMinutes: number;
+  /** Bad minutes over the fold's length above this: out. None when the fold is judged by its worst window. */
+  maxMinutes: number | undefined;
   maxRequests: number | undefined;
 }
 
@@ -76,7 +76,7 @@ export function foldStop(
       floor,
       requests,
       maxCost: r.costVsOracle,
-      maxMinutes: windowed ? Number.NaN : Math.max(bound.maxViolationRatio, r.violationRatio),
+      maxMinutes: windowed ? undefined : Math.max(bound.maxViolationRatio, r.violationRatio),
       maxRequests: windowed || maxReq === undefined ? undefined : Math.max(maxReq, r.requestsViolationRatio),
     };
   });
@@ -102,7 +102,7 @@ export function foldStop(
     const length = f.to - f.from;
     let why: Stopped['why'] | null = null;
     if (f.floor > 0 && cost / f.floor > f.maxCost) why = 'dearer';
-    else if (violated && bad / length > f.maxMinutes) why = 'minutes';
+    else if (violated && f.maxMinutes !== undefined && bad / length > f.maxMinutes) why = 'minutes';
     else if (
       violated &&
       f.maxRequests !== undefined &&
