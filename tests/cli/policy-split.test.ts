@@ -88,7 +88,10 @@ describe('governor policy split', () => {
       `/governor/policy/parts/${String(parts.length + 1).padStart(3, '0')}`,
     ];
     writeFileSync(join(cwd, 'parameters'), `${[...parts, ...stale].join('\n')}\n`);
-    const shell = spawnSync('bash', ['-c', `set -o pipefail; ${run.out.at(-1)!}`], {
+    // --norc: bash reads ~/.bashrc even with -c when its stdin is a socket (Node's pipes are) and
+    // SHLVL is unset, and a ~/.bashrc that puts its own PATH first (pyenv's shims) then finds the
+    // real aws before the stand-in: a full run failed so ("You must specify a region").
+    const shell = spawnSync('bash', ['--norc', '-c', `set -o pipefail; ${run.out.at(-1)!}`], {
       cwd,
       encoding: 'utf8',
       env: {

@@ -29,7 +29,7 @@ function shell(command: string) {
   for (const name of ['AWS_ENDPOINT_URL', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE']) {
     delete env[name];
   }
-  return spawnSync('bash', ['-c', command], { encoding: 'utf8', env, timeout: 60_000 });
+  return spawnSync('bash', ['--norc', '-c', command], { encoding: 'utf8', env, timeout: 60_000 });
 }
 
 describe("the README's CLI, as written", () => {

@@ -199,7 +199,7 @@ describe.skipIf(!gate.available)('npm run local -- --keep', () => {
     // region, as the deployed schedule's does (a tick without them was ignored as foreign).
     expect(out.match(/ req\/min on \d+: .*\[(held|started)\]/g), out).toHaveLength(2);
 
-    const invoke = spawnSync('bash', ['-c', command!], { encoding: 'utf8', timeout: 60_000 });
+    const invoke = spawnSync('bash', ['--norc', '-c', command!], { encoding: 'utf8', timeout: 60_000 });
     expect(invoke.status, invoke.stderr).toBe(0);
     expect(JSON.parse(invoke.stdout.trim())).toMatchObject({
       targetId: 'demo-llm',

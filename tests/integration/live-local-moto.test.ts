@@ -78,7 +78,7 @@ describe.skipIf(!gate.available)(
       const env = Object.entries(exports)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ');
-      const run = spawnSync('bash', ['-c', `export ${env}; ${printed('npx governor status')[0]}`], {
+      const run = spawnSync('bash', ['--norc', '-c', `export ${env}; ${printed('npx governor status')[0]}`], {
         encoding: 'utf8',
         timeout: 60_000,
       });
@@ -110,7 +110,7 @@ describe.skipIf(!gate.available)(
       expect((await governor('release')).out[0]).toMatch(/: on -> release: /);
       expect((await governor('resume')).out[0]).toMatch(/: release -> off: /);
       const tick = /^ {2}(AWS_ENDPOINT_URL=\S+ npx governor invoke evaluate .*)$/m.exec(out)?.[1];
-      const invoke = spawnSync('bash', ['-c', tick!], { encoding: 'utf8', timeout: 60_000 });
+      const invoke = spawnSync('bash', ['--norc', '-c', tick!], { encoding: 'utf8', timeout: 60_000 });
       expect(invoke.status, invoke.stderr).toBe(0);
       expect(JSON.parse(invoke.stdout.trim())).toMatchObject({ targetId: 'demo-llm', outcome: 'shadow' });
     }, 60_000);
