@@ -2,18 +2,22 @@
  * Forecaster speed: forecasts per second from 14 (and 28) days of per-minute NASA history,
  * each a full fit plus the 6 pseudo-origin refits behind its quantiles, 48 h ahead; one fit
  * alone; the whole rolling-origin evaluation of `governor forecast`; and the governor policy's
- * refits of NASA (14 days, 200 minutes ahead, every 180 minutes) against a baseline commit's
- * forecaster in the same process, alternating, CPU time (GOVERNOR_BENCH_FORECAST_BASELINE,
- * default 461293d: before issue 19's forecaster work; needs git), with a check that both give
- * the same forecasts bit for bit. Prints figures; never fails.
+ * refits of NASA (200 minutes ahead, every 180 minutes) against a baseline commit's forecaster
+ * in the same process, alternating, CPU time (GOVERNOR_BENCH_FORECAST_BASELINE, default 461293d:
+ * before issue 19's forecaster work; needs git). Each reads the history the look-ahead of its
+ * time read: the baseline 14 x 24 h, now 14 days from a day's start (shared/forecast/series.ts
+ * historyStart), whose refits reuse a day's fits (shared/forecast/model.ts sharedDaysFit). The
+ * forecasts differ by that change of behaviour (the log offset of whole days, the days read), so
+ * the check is that now's forecasts are the same bit for bit with kept fits as with none. Prints
+ * figures; never fails.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrace } from '#shared/backtest/trace.ts';
 import { forecast } from '#shared/forecast/forecast.ts';
-import { fitModel } from '#shared/forecast/model.ts';
-import { toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
+import { clearDayFits, dayFitCounts, fitModel } from '#shared/forecast/model.ts';
+import { historyStart, toFiveMinuteRates, toLog } from '#shared/forecast/series.ts';
 import { evaluateForecasts } from '#shared/forecast-accuracy/evaluate.ts';
 import { cpuMs, withBaseline } from './baseline.ts';
 
@@ -47,26 +51,30 @@ async function againstBaseline(minutes: readonly number[]): Promise<void> {
       .forecast;
     const origins: number[] = [];
     for (let o = DAY; o <= minutes.length; o += 180) origins.push(o);
-    const all = (f: Forecaster) =>
-      origins.map((o) =>
-        f(minutes.slice(Math.max(0, o - 14 * DAY), o), { stepMinutes: 1, origin: o, horizonMinutes: 200 }),
-      );
+    const options = (o: number) => ({ stepMinutes: 1 as const, origin: o, horizonMinutes: 200 });
+    const then = () => origins.map((o) => baseline(minutes.slice(Math.max(0, o - 14 * DAY), o), options(o)));
+    const now = (fresh = false) =>
+      origins.map((o) => {
+        if (fresh) clearDayFits();
+        return forecast(minutes.slice(historyStart(o, 14), o), options(o));
+      });
     const spent = { baseline: 0, now: 0 };
-    let same = true;
+    let counts = { made: 0, reused: 0 };
     for (let i = 0; i < 4; i++) {
       const order = i % 2 ? (['now', 'baseline'] as const) : (['baseline', 'now'] as const);
-      const results: Record<string, string> = {};
       for (const name of order) {
+        clearDayFits();
         const t0 = cpuMs();
-        const r = all(name === 'now' ? forecast : baseline);
+        if (name === 'now') now();
+        else then();
         spent[name] += cpuMs() - t0;
-        if (i === 0) results[name] = exact(r);
+        if (name === 'now') counts = dayFitCounts();
       }
-      if (i === 0) same = results.now === results.baseline;
     }
+    const same = exact(now()) === exact(now(true));
     const per = (ms: number) => fmt(ms / 4 / origins.length, 2);
     console.log(
-      `the governor policy's ${origins.length} refits of NASA, CPU time: baseline ${commit} ${per(spent.baseline)} ms, now ${per(spent.now)} ms a forecast (${fmt(spent.baseline / spent.now, 2)}x), ${same ? 'the same forecasts bit for bit' : 'FORECASTS DIFFER'}`,
+      `the governor policy's ${origins.length} refits of NASA, CPU time: baseline ${commit} ${per(spent.baseline)} ms, now ${per(spent.now)} ms a forecast (${fmt(spent.baseline / spent.now, 2)}x); ${counts.made} day fits made, ${counts.reused} reused; ${same ? 'the same forecasts bit for bit with kept fits as with none' : 'KEPT FITS CHANGE THE FORECASTS'}`,
     );
   });
 }

@@ -10,10 +10,10 @@ import type { TargetPolicy } from '../../shared/policy/schema.ts';
 import {
   type DemandHistory,
   demandHistory,
+  forecastHistoryWindow,
   fromFirstPresent,
   HISTORY_PERIOD_SECONDS,
   type HistoryWindow,
-  historyWindow,
 } from '../../shared/signals/demand.ts';
 import { type HistoryCall, type HistoryNeed, planRegionHistory } from '../../shared/signals/history-plan.ts';
 import type { ForecastPorts } from './ports.ts';
@@ -47,7 +47,7 @@ function ownPart(
   const one = own.filter((q) => q.periodSeconds === NOISE_PERIOD_SECONDS);
   const part: Partial<TargetHistory> = {};
   if (five.length > 0) {
-    const window = historyWindow(now, t.forecast!.historyDays);
+    const window = forecastHistoryWindow(now, t.forecast!.historyDays, t.forecast!.dayStartMinute);
     const bins = Math.round((window.end - window.start) / (HISTORY_PERIOD_SECONDS * 1000));
     part.fiveMinute = { demand: lastBins(demandHistory(five, results, call.window), bins), window };
   }

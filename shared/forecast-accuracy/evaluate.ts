@@ -5,7 +5,13 @@
  */
 
 import { forecast } from '../forecast/forecast.ts';
-import { BIN_MINUTES, BINS_PER_DAY, DAYS_PER_WEEK, toFiveMinuteRates } from '../forecast/series.ts';
+import {
+  BIN_MINUTES,
+  BINS_PER_DAY,
+  DAYS_PER_WEEK,
+  historyStart,
+  toFiveMinuteRates,
+} from '../forecast/series.ts';
 import { type ForecastFallback, ForecastInputError, type ForecastModel } from '../forecast/types.ts';
 import {
   type BaselineForecast,
@@ -77,7 +83,8 @@ function governorAt(
   o: Origin,
   tally: Pick<Evaluation, 'governorModels' | 'governorFallbacks'>,
 ): Scored | null {
-  const start = Math.max(0, (o.bin - o.historyDays * P) * BIN_MINUTES);
+  // As the look-ahead and the forecast function read it: whole days from a day's start, then today.
+  const start = historyStart(o.bin * BIN_MINUTES, o.historyDays);
   const history = o.minutes.slice(start, o.bin * BIN_MINUTES);
   const result = forecast(history, {
     stepMinutes: 1,

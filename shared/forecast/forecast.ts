@@ -141,7 +141,9 @@ export function forecast(
   const { bins: rates, elapsed, days, padded } = window(binned, origin, dayStartMinute, notes);
   const none = unavailable(rates, days, history.length * stepMinutes);
   if (none) return none;
-  const c = logOffset(rates);
+  // The whole days' offset, not today's: every refit of one day then fits the same log bins, and
+  // reuses their fit (./model.ts sharedDaysFit) when its history starts at a day's start.
+  const c = logOffset(rates.subarray(0, rates.length - elapsed));
   const z = toLog(rates, c);
   const steps = Math.ceil(horizonMinutes / BIN_MINUTES);
   const fits = daysFits(z, params);

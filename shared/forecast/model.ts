@@ -1,7 +1,8 @@
 /**
  * The point model in log space: seasonal profile (./seasonal.ts) + a day level and trend that
  * adapt (robust Holt smoothing with level steps, ./level.ts) + a level correction from the
- * last hours (./correction.ts, applied by the caller). Fit and predict are pure.
+ * last hours (./correction.ts, applied by the caller). Fit and predict are pure; the fits of whole
+ * days are kept across forecasts, found again by their exact bins (sharedDaysFit, at the end).
  */
 import { dampedDays, type TrendAt } from './correction.ts';
 import { findStep, type LevelParams, smoothLevel } from './level.ts';
@@ -137,24 +138,6 @@ export function fitDays(
 }
 
 /**
- * The fits of z's first whole days, by their length in bins, each made once: the real fit and
- * the pseudo-origins' refits (./residuals.ts) whose days end at the same midnight read the
- * same bins, z[0, whole), so they share one (7 fits a forecast became 3 to 4). Pure: a fit
- * depends on those bins and the params only.
- */
-export function daysFits(z: Float64Array, params: ModelParams = DEFAULT_PARAMS): (whole: number) => DaysFit {
-  const fits = new Map<number, DaysFit>();
-  return (whole) => {
-    let f = fits.get(whole);
-    if (!f) {
-      f = fitDays(z.subarray(0, whole), params);
-      fits.set(whole, f);
-    }
-    return f;
-  };
-}
-
-/**
  * Fits the model to z, once per weekly weight: whole days of log demand (oldest first), then
  * `elapsed` bins of today up to the origin. The seasonal decomposition, most of the cost, is
  * shared; `days`, when given, is the fit of z's whole days (fitDays) at the same params.
@@ -201,3 +184,83 @@ export const trendAt = (model: Model, start: number): TrendAt => ({
 /** 'weekly' with a week of history or more (day-of-week levels and shapes), else 'daily'. */
 export const modelKind = (model: Model): 'daily' | 'weekly' =>
   model.seasonal.days < DAYS_PER_WEEK ? 'daily' : 'weekly';
+
+/**
+ * The seasonal fits of whole days (fitDays above), made once and reused: within a forecast,
+ * by the real fit and the pseudo-origins whose days end at the same midnight (./residuals.ts);
+ * across forecasts, by every refit of the same day. A forecast's whole days and their log
+ * offset are the same at each refit of a day when its history starts at a day's start
+ * (./series.ts historyStart), so the backtest's look-ahead, refitting every few hours on 14 days,
+ * fits those days once a day instead of at every refit.
+ *
+ * Pure in effect: a fit is looked up by the exact bins it was made from (every value, NaN and
+ * the sign of zero included) and the same params object, so a forecast gives the same result
+ * with the memo as without it (tests/forecast/day-fits.test.ts). The memo keeps the last
+ * DAY_FITS_KEPT fits: a day's three (its own days, and the one and two before, which the
+ * pseudo-origins read) for several series forecast in turn.
+ */
+export const DAY_FITS_KEPT = 12;
+
+interface Kept {
+  bins: Float64Array;
+  params: ModelParams;
+  fit: DaysFit;
+}
+
+/** Most recently used first. */
+const kept: Kept[] = [];
+/** Fits made and fits found kept, since the module loaded or the last clearDayFits. */
+const counts = { made: 0, reused: 0 };
+
+const sameBins = (a: Float64Array, b: Float64Array): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (!Object.is(a[i], b[i])) return false;
+  return true;
+};
+
+/** The fit of these whole days (log bins, oldest first) at params: a kept one when the bins are the same. */
+export function sharedDaysFit(bins: Float64Array, params: ModelParams = DEFAULT_PARAMS): DaysFit {
+  for (let i = 0; i < kept.length; i++) {
+    const k = kept[i]!;
+    if (k.params !== params || !sameBins(k.bins, bins)) continue;
+    if (i > 0) {
+      kept.splice(i, 1);
+      kept.unshift(k);
+    }
+    counts.reused++;
+    return k.fit;
+  }
+  const fit = fitDays(bins, params);
+  counts.made++;
+  kept.unshift({ bins: bins.slice(), params, fit });
+  if (kept.length > DAY_FITS_KEPT) kept.pop();
+  return fit;
+}
+
+/** Forgets every kept fit and zeroes the counts (tests and benchmarks). */
+export function clearDayFits(): void {
+  kept.length = 0;
+  counts.made = 0;
+  counts.reused = 0;
+}
+
+/** How many day fits were made and how many were found kept (`npm run bench -- forecast` prints them). */
+export const dayFitCounts = (): { made: number; reused: number } => ({ ...counts });
+
+/**
+ * The fits of z's first whole days, by their length in bins: the real fit and the pseudo-origins'
+ * refits whose days end at the same midnight read the same bins, z[0, whole), so they share one,
+ * and a later forecast of the same day finds them kept. Pure: a fit depends on those bins and
+ * the params only.
+ */
+export function daysFits(z: Float64Array, params: ModelParams = DEFAULT_PARAMS): (whole: number) => DaysFit {
+  const fits = new Map<number, DaysFit>();
+  return (whole) => {
+    let f = fits.get(whole);
+    if (!f) {
+      f = sharedDaysFit(z.subarray(0, whole), params);
+      fits.set(whole, f);
+    }
+    return f;
+  };
+}

@@ -43,10 +43,25 @@ export function toFiveMinuteRates(
 }
 
 /**
+ * The first minute of the history a forecast at `origin` reads: the start of the day (at
+ * dayStartMinute) `historyDays` whole days before the start of today, or 0 when the history is
+ * shorter. So every forecast of one day sees the same whole days (and today up to its origin),
+ * takes the same log offset and reuses their fit (./day-fits.ts); a window of exactly historyDays
+ * x 24 h would cut into its oldest day at a different minute at each refit. Minutes count on the
+ * clock dayStartMinute is read on (a trace's minute 0 is UTC midnight).
+ */
+export function historyStart(origin: number, historyDays: number, dayStartMinute = 0): number {
+  const intoDay = (((origin - dayStartMinute) % 1440) + 1440) % 1440;
+  return Math.max(0, origin - intoDay - historyDays * 1440);
+}
+
+/**
  * Demand is modelled in log space, log(x + c), so daily and weekly effects multiply (a quiet
  * Sunday is 40 % down at every hour, not 20 requests down) and residuals scale with the level.
  * The offset c keeps zeros finite and damps the relative noise of tiny counts: 10 % of the
- * mean rate, at least 0.01 requests per minute (mean 47.7 on NASA gives c = 4.8).
+ * mean rate, at least 0.01 requests per minute (mean 47.7 on NASA gives c = 4.8). The caller
+ * passes the whole days only (./forecast.ts), not today's bins, so the offset, and with it the
+ * fit of those days, is the same for every forecast of a day.
  */
 export function logOffset(rates: Float64Array): number {
   let sum = 0;

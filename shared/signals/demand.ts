@@ -10,6 +10,7 @@
  * - Auto Scaling group: no AWS metric counts its requests, so the operator publishes one:
  *   Governor/Demand Requests by AutoScalingGroupName (docs/forecast-aws.md).
  */
+import { historyStart } from '../forecast/series.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import type { RawMetricResult } from './readings.ts';
 import { type MetricSource, sumSource as sum } from './sources.ts';
@@ -68,6 +69,21 @@ export interface HistoryWindow {
 export function historyWindow(now: number, historyDays: number): HistoryWindow {
   const end = Math.floor((now - PUBLICATION_DELAY_MS) / PERIOD_MS) * PERIOD_MS;
   return { start: end - historyDays * DAY_MS, end };
+}
+
+/**
+ * A forecast's history: from the start of the day (at dayStartMinute, UTC) historyDays whole
+ * days before today's, to the same end as historyWindow. So every forecast of one day reads the
+ * same whole days, as the backtest's look-ahead does (shared/forecast/series.ts historyStart),
+ * and a warm function reuses their fit. Between historyDays and historyDays + 1 days long.
+ */
+export function forecastHistoryWindow(
+  now: number,
+  historyDays: number,
+  dayStartMinute: number,
+): HistoryWindow {
+  const { end } = historyWindow(now, 0);
+  return { start: historyStart(end / 60_000, historyDays, dayStartMinute) * 60_000, end };
 }
 
 export interface HistoryQuery {

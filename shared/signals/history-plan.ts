@@ -1,23 +1,25 @@
 /**
  * Which GetMetricData calls read one region's demand history for the forecast function. Pure.
  *
- * - Five-minute demand for the targets whose forecast is due, over the longest historyDays.
+ * - Five-minute demand for the targets whose forecast is due, from the earliest start of their
+ *   forecast windows (forecastHistoryWindow: historyDays whole days before today's start).
  * - One-minute demand for the targets whose noise is due (noise.enabled), over the longest
  *   noise.historyMinutes: the noise model's input (shared/floors/noise.ts).
  * Both end at the same five-minute boundary (historyWindow). A GetMetricData call has one
  * window, but each query its own period, so the one-minute queries ride in the five-minute call
- * when CloudWatch still has one-minute data at the window's start (it keeps it 15 days: a
- * 14-day window qualifies, a 28-day one does not) and that costs no more pages than a second,
- * shorter call. A page holds 100,800 datapoints. Example: one variant, 14 days, 2,880 minutes of
- * noise: 4,032 five-minute + 20,160 one-minute points, one page in one call instead of two
- * calls. Twelve variants: 290,304 points, three pages, against 48,384 + 34,560 in two calls:
- * two calls.
+ * when CloudWatch still has one-minute data at the window's start (it keeps it 15 days: 14 whole
+ * days and today always qualify, 28 days never do) and that costs no more pages than a second,
+ * shorter call. A page holds 100,800 datapoints. Example, the window ending at 11:55: one
+ * variant, 14 days and 715 minutes, 2,880 minutes of noise: 4,175 five-minute + 20,875
+ * one-minute points, one page in one call instead of two calls. Twelve variants: 300,600
+ * points, three pages, against 50,100 + 34,560 in two calls: two calls.
  */
-import { appendAll, maxOf } from '../arrays/extent.ts';
+import { appendAll, maxOf, minOf } from '../arrays/extent.ts';
 import { NOISE_PERIOD_SECONDS, noiseHistoryMinutes, ONE_MINUTE_RETENTION_MINUTES } from '../floors/noise.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import {
   demandQueries,
+  forecastHistoryWindow,
   HISTORY_PERIOD_SECONDS,
   type HistoryQuery,
   type HistoryWindow,
@@ -75,11 +77,10 @@ export function planRegionHistory(needs: readonly HistoryNeed[], now: number): R
   const noiseTargets = needs.filter((n) => n.noise && n.target.noise?.enabled).map((n) => n.target);
   const five = demandQueries(forecastTargets);
   const one = demandQueries(noiseTargets, NOISE_PERIOD_SECONDS, 'm');
-  const fiveDays = maxOf(
-    forecastTargets.map((t) => t.forecast!.historyDays),
-    0,
+  const starts = forecastTargets.map(
+    (t) => forecastHistoryWindow(now, t.forecast!.historyDays, t.forecast!.dayStartMinute).start,
   );
-  const fiveMinute = five.length > 0 ? historyWindow(now, fiveDays) : null;
+  const fiveMinute = five.length > 0 ? { start: minOf(starts), end: historyWindow(now, 0).end } : null;
   const oneMinutes = maxOf(
     noiseTargets.map((t) => noiseHistoryMinutes(t.noise!).minutes),
     0,

@@ -30,10 +30,10 @@ const shape = (plan: ReturnType<typeof planRegionHistory>) =>
   }));
 
 describe('planRegionHistory', () => {
-  it('one variant over 14 days: its one-minute query rides in the five-minute call (24,192 points, one page)', () => {
+  it('one variant over 14 days from a day\u2019s start: its one-minute query rides in the five-minute call (25,050 points at noon, one page)', () => {
     const plan = planRegionHistory(both(targets(noisy(0))), NOW);
     expect(plan.shared).toBe(true);
-    expect(shape(plan)).toEqual([{ start: '2025-05-26T11:55:00.000Z', queries: ['d0@300', 'm0@60'] }]);
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T00:00:00.000Z', queries: ['d0@300', 'm0@60'] }]);
     expect(plan.calls[0]!.queries[1]).toMatchObject({ targetId: 'llm-0', periodSeconds: 60 });
   });
 
@@ -41,19 +41,19 @@ describe('planRegionHistory', () => {
     const plan = planRegionHistory(both(targets(noisy(0, 28))), NOW);
     expect(plan.shared).toBe(false);
     expect(shape(plan)).toEqual([
-      { start: '2025-05-12T11:55:00.000Z', queries: ['d0@300'] },
+      { start: '2025-05-12T00:00:00.000Z', queries: ['d0@300'] },
       { start: '2025-06-07T11:55:00.000Z', queries: ['m0@60'] },
     ]);
     expect(plan.oneMinute).toEqual({ start: END - 2880 * MIN, end: END });
   });
 
-  it('twelve variants: one call would be 290,304 points (3 pages), two calls 48,384 + 34,560 (2 pages)', () => {
+  it('twelve variants: one call would be 300,600 points (3 pages), two calls 50,100 + 34,560 (2 pages)', () => {
     const plan = planRegionHistory(both(targets(...Array.from({ length: 12 }, (_, i) => noisy(i)))), NOW);
     expect(plan.shared).toBe(false);
     expect(plan.calls.map((c) => c.queries.length)).toEqual([12, 12]);
   });
 
-  it('four variants still share one call (96,768 points: one page)', () => {
+  it('four variants still share one call (100,200 points: one page)', () => {
     const plan = planRegionHistory(both(targets(...Array.from({ length: 4 }, (_, i) => noisy(i)))), NOW);
     expect(plan.shared).toBe(true);
     expect(plan.calls).toHaveLength(1);
@@ -67,12 +67,33 @@ describe('planRegionHistory', () => {
     expect(plan.fiveMinute).toBeNull();
   });
 
+  it('targets whose days turn over at different minutes: the call starts at the earlier of their windows', () => {
+    const noon = variantTarget({
+      id: 'noon',
+      endpointName: 'noon-prod',
+      forecast: { requestsPerInstance: 100, dayStartMinute: 720 },
+    });
+    const ts = targets(variantTarget({ forecast: { requestsPerInstance: 100 } }), noon);
+    const plan = planRegionHistory(
+      ts.map((target) => ({ target, forecast: true, noise: false })),
+      NOW,
+    );
+    // At 11:55 a day that turns over at noon began yesterday at noon: 14 days before that.
+    expect(shape(plan)).toEqual([{ start: '2025-05-25T12:00:00.000Z', queries: ['d0@300', 'd1@300'] }]);
+  });
+
+  it('just before midnight, 14 whole days and today are still within the 15 days of one-minute data', () => {
+    const plan = planRegionHistory(both(targets(noisy(0))), Date.parse('2025-06-09T23:59:10Z'));
+    expect(plan.shared).toBe(true);
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T00:00:00.000Z', queries: ['d0@300', 'm0@60'] }]);
+  });
+
   it('a target without noise reads five-minute demand only, as before', () => {
     const plan = planRegionHistory(
       both(targets(variantTarget({ forecast: { requestsPerInstance: 100 } }))),
       NOW,
     );
-    expect(shape(plan)).toEqual([{ start: '2025-05-26T11:55:00.000Z', queries: ['d0@300'] }]);
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T00:00:00.000Z', queries: ['d0@300'] }]);
     expect(plan.oneMinute).toBeNull();
   });
 

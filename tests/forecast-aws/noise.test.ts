@@ -15,6 +15,8 @@ import { minuteCount, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt 
 const DAY = 86_400_000;
 const MIN = 60_000;
 const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
+/** Today's start: a forecast reads its history days from a day's start (forecastHistoryWindow). */
+const TODAY = Date.parse('2025-06-09T00:00:00Z');
 
 /** chat-llm with measured noise: 100 requests a minute per instance, planned and at the SLO. */
 const NOISY = (noise = '{ floorSigmas: 2.33, bandSigmas: 1 }', forecast?: string) =>
@@ -41,7 +43,7 @@ describe('the one-minute read', () => {
     await r.run(tickAt(NOW), NOW);
     const calls = r.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ StartTime: new Date(ORIGIN - 7 * DAY), EndTime: new Date(ORIGIN) });
+    expect(calls[0]).toMatchObject({ StartTime: new Date(TODAY - 7 * DAY), EndTime: new Date(ORIGIN) });
     expect(calls[0]!.MetricDataQueries!.map((q) => [q.Id, q.MetricStat!.Period])).toEqual([
       ['d0', 300],
       ['m0', 60],
@@ -65,7 +67,7 @@ describe('the one-minute read', () => {
     await r.run(tickAt(NOW), NOW);
     const calls = r.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls.map((c) => [c.StartTime, c.MetricDataQueries!.map((q) => q.Id)])).toEqual([
-      [new Date(ORIGIN - 28 * DAY), ['d0']],
+      [new Date(TODAY - 28 * DAY), ['d0']],
       [new Date(ORIGIN - 2880 * MIN), ['m0']],
     ]);
   });

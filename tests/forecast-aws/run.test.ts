@@ -16,6 +16,8 @@ import { eventFile, NOW, POLICY, rig, sent, sentToState, stateUpdates, tickAt } 
 
 const DAY = 86_400_000;
 const ORIGIN = Date.parse('2025-06-09T11:55:00Z');
+/** Today's start: a forecast reads its history days from a day's start (forecastHistoryWindow). */
+const TODAY = Date.parse('2025-06-09T00:00:00Z');
 
 describe('a run writes the floor schedule', () => {
   it('stores 48 h of five-minute floors from the window end with one UpdateItem of forecastFloor', async () => {
@@ -90,7 +92,7 @@ describe('demand history', () => {
     const calls = paged.mocks.cw!.commandCalls(GetMetricDataCommand).map((c) => c.args[0].input);
     expect(calls.map((c) => c.NextToken)).toEqual([undefined, 'p1', 'p2', 'p3', 'p4']);
     expect(calls[0]).toMatchObject({
-      StartTime: new Date(ORIGIN - 7 * DAY),
+      StartTime: new Date(TODAY - 7 * DAY),
       EndTime: new Date(ORIGIN),
       ScanBy: 'TimestampAscending',
       MetricDataQueries: [

@@ -10,6 +10,7 @@
  */
 
 import { effectiveLead } from '../../floors/lead-time.ts';
+import { historyStart } from '../../forecast/series.ts';
 import type { SpotEvent } from '../../interruptions/events.ts';
 import { handleSpotBatch } from '../../interruptions/handle.ts';
 import { availabilityAt, type SpotState } from '../../interruptions/state.ts';
@@ -225,7 +226,7 @@ export class MixController {
 
   #refit(count: number, minute: number): void {
     this.#fittedAt = minute;
-    const history = new DeliveredWindow(this.#delivered, Math.max(0, count - HISTORY_DAYS * DAY), count);
+    const history = new DeliveredWindow(this.#delivered, historyStart(count, HISTORY_DAYS), count);
     const horizon =
       Math.ceil(
         (this.#policy.mix.horizonHours * 60 + this.#policy.replacementLeadMinutes + REFIT_EVERY_MINUTES) / 5,

@@ -19,6 +19,7 @@
 
 import { ceilCapacity } from '../../engine/signals.ts';
 import { forecast } from '../../forecast/forecast.ts';
+import { historyStart } from '../../forecast/series.ts';
 import type { Forecast } from '../../forecast/types.ts';
 import type { ForecastPolicy, NoisePolicy, TargetKind, WarmPoolPolicy } from '../../policy/schema.ts';
 import { type FloorSizing, heldNeed, levelFloor, stepNeeds } from '../../sizing/floor-needs.ts';
@@ -177,9 +178,10 @@ export class Lookahead {
     if (!f.enabled && !this.#warm) return;
     if (minute - this.#fittedAt < f.refreshMinutes || view.count < DAY) return;
     this.#fittedAt = minute;
+    // From a day's start (historyStart), so the refits of one day reuse its days' fits.
     const history = new DeliveredWindow(
       this.#delivered,
-      Math.max(0, view.count - f.historyDays * DAY),
+      historyStart(view.count, f.historyDays, f.dayStartMinute),
       view.count,
     );
     const horizon = Math.ceil((minute - view.count + f.refreshMinutes + this.#lead + 5) / 5) * 5;
