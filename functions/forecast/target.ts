@@ -42,7 +42,7 @@ function planForecastFloor(
   noise: MeasuredNoise | null,
 ): Planned {
   const f = t.forecast!;
-  const where = `${describeSources(t)}, last ${f.historyDays} days`;
+  const where = `${describeSources(t)}, ${f.historyDays} days and today`;
   if (!h.demand.ok) return { ok: false, reason: h.demand.reason, message: `${h.demand.message} (${where})` };
   const result = forecast(h.demand.history, {
     stepMinutes: 5,

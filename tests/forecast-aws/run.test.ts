@@ -121,7 +121,7 @@ describe('demand history', () => {
       case: 'no datapoint at all',
       since: undefined,
       reason: 'NoData',
-      log: 'forecast chat-llm: no floor written: NoData: no datapoint in the window (AWS/SageMaker Invocations (EndpointName=chat-llm-prod, VariantName=AllTraffic), last 7 days)',
+      log: 'forecast chat-llm: no floor written: NoData: no datapoint in the window (AWS/SageMaker Invocations (EndpointName=chat-llm-prod, VariantName=AllTraffic), 7 days and today)',
     },
     {
       case: 'half a day of history',
