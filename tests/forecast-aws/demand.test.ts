@@ -9,6 +9,7 @@ import {
   demandQueries,
   demandSources,
   describeSources,
+  forecastHistoryWindow,
   type HistoryQuery,
   historyWindow,
 } from '#shared/signals/demand.ts';
@@ -77,6 +78,36 @@ describe('historyWindow', () => {
     const w = historyWindow(Date.parse(`2025-06-02T${now}Z`), 14);
     expect(new Date(w.end).toISOString()).toBe(`2025-06-02T${end}.000Z`);
     expect(w.end - w.start).toBe(14 * 86_400_000);
+  });
+});
+
+describe('forecastHistoryWindow', () => {
+  const at = (iso: string) => Date.parse(iso);
+  it.each([
+    {
+      case: 'days turning over at midnight: 14 whole days before today, then today',
+      now: '2025-06-02T12:00:10Z',
+      dayStart: 0,
+      start: '2025-05-19T00:00:00.000Z',
+    },
+    {
+      case: 'at 00:02 the window still ends yesterday (3 minutes back): today has not begun',
+      now: '2025-06-02T00:02:00Z',
+      dayStart: 0,
+      start: '2025-05-18T00:00:00.000Z',
+    },
+    {
+      case: 'days turning over at noon UTC: at 11:55 today began yesterday at noon',
+      now: '2025-06-02T12:00:10Z',
+      dayStart: 720,
+      start: '2025-05-18T12:00:00.000Z',
+    },
+  ])('$case', ({ now, dayStart, start }) => {
+    const w = forecastHistoryWindow(at(now), 14, dayStart);
+    expect(new Date(w.start).toISOString()).toBe(start);
+    expect(w.end).toBe(historyWindow(at(now), 14).end);
+    expect(w.end - w.start).toBeGreaterThanOrEqual(14 * 86_400_000);
+    expect(w.end - w.start).toBeLessThan(15 * 86_400_000);
   });
 });
 

@@ -4,6 +4,7 @@
  * with none, every refit of a day finds its days' fits kept, and a fit is found only for the
  * very bins it was made from.
  */
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forecast } from '#shared/forecast/forecast.ts';
 import { clearDayFits, DAY_FITS_KEPT, dayFitCounts, fitDays, sharedDaysFit } from '#shared/forecast/model.ts';
@@ -20,6 +21,31 @@ describe('historyStart', () => {
     // At midnight today has not begun: 14 whole days back from it.
     expect(historyStart(20 * DAY, 14)).toBe(6 * DAY);
     expect(historyStart(20 * DAY - 1, 14)).toBe(5 * DAY);
+  });
+
+  it('any origin: a day start, historyDays to historyDays + 1 days back, the same for every origin of a day', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 400 * DAY }),
+        fc.integer({ min: 1, max: 28 }),
+        fc.integer({ min: 0, max: 1439 }),
+        fc.integer({ min: 0, max: 1439 }),
+        (origin, days, dayStart, later) => {
+          const start = historyStart(origin, days, dayStart);
+          if (origin < days * DAY + DAY) {
+            expect(start).toBeGreaterThanOrEqual(0);
+            return;
+          }
+          expect((((start - dayStart) % DAY) + DAY) % DAY).toBe(0);
+          expect(origin - start).toBeGreaterThanOrEqual(days * DAY);
+          expect(origin - start).toBeLessThan((days + 1) * DAY);
+          // Another origin of the same day (no later than its last minute) reads from the same start.
+          const intoDay = (((origin - dayStart) % DAY) + DAY) % DAY;
+          const sameDay = origin - intoDay + Math.min(later, DAY - 1);
+          expect(historyStart(sameDay, days, dayStart)).toBe(start);
+        },
+      ),
+    );
   });
 
   it('counts days from dayStartMinute, and never before the first minute', () => {
