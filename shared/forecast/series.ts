@@ -46,9 +46,9 @@ export function toFiveMinuteRates(
  * The first minute of the history a forecast at `origin` reads: the start of the day (at
  * dayStartMinute) `historyDays` whole days before the start of today, or 0 when the history is
  * shorter. So every forecast of one day sees the same whole days (and today up to its origin),
- * takes the same log offset and reuses their fit (./day-fits.ts); a window of exactly historyDays
- * x 24 h would cut into its oldest day at a different minute at each refit. Minutes count on the
- * clock dayStartMinute is read on (a trace's minute 0 is UTC midnight).
+ * takes the same log offset and reuses their fit (./model.ts sharedDaysFit); a window of
+ * exactly historyDays x 24 h would cut into its oldest day at a different minute at each refit.
+ * Minutes count on the clock dayStartMinute is read on (a trace's minute 0 is UTC midnight).
  */
 export function historyStart(origin: number, historyDays: number, dayStartMinute = 0): number {
   const intoDay = (((origin - dayStartMinute) % 1440) + 1440) % 1440;
