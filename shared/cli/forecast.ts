@@ -30,7 +30,7 @@ const cell = (x: number, width: number, digits = 2) => x.toFixed(digits).padStar
 export function formatEvaluation(traceName: string, e: Evaluation): string[] {
   const days = (minute: number) => (minute / 1440).toFixed(1);
   const head = [
-    `forecast evaluation of ${traceName}: ${e.origins} origins every ${e.originEveryHours} h (day ${days(e.firstOriginMinute)} to ${days(e.lastOriginMinute)}), ${e.horizonHours} h ahead, ${e.historyDays} days of history for Governor`,
+    `forecast evaluation of ${traceName}: ${e.origins} origins every ${e.originEveryHours} h (day ${days(e.firstOriginMinute)} to ${days(e.lastOriginMinute)}), ${e.horizonHours} h ahead, ${e.historyDays} whole days and today of history for Governor`,
     'scored at five-minute resolution (mean requests per minute in each bin); pinball losses in requests per minute',
     '',
     `${'method'.padEnd(50)}${'pinball p50'.padStart(12)}${'pinball p90'.padStart(12)}${'MAPE %'.padStart(8)}${'p90 cover'.padStart(10)}`,
