@@ -38,7 +38,9 @@ describe('governor forecast', () => {
     expect(err).toEqual(['created folder out', 'wrote out/eval.json']);
     expect(code).toBe(0);
     const text = out.join('\n');
-    expect(text).toMatch(/8 origins every 6 h \(day 7\.0 to 8\.8\), 6 h ahead, 7 whole days and today of history for Governor/);
+    expect(text).toMatch(
+      /8 origins every 6 h \(day 7\.0 to 8\.8\), 6 h ahead, 7 whole days and today of history for Governor/,
+    );
     expect(text).toMatch(/scored at five-minute resolution/);
     for (const label of [
       'Governor forecaster',
