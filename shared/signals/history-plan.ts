@@ -8,7 +8,8 @@
  * Both end at the same five-minute boundary (historyWindow). A GetMetricData call has one
  * window, but each query its own period, so the one-minute queries ride in the five-minute call
  * when CloudWatch still has one-minute data at the window's start (it keeps it 15 days: 14 whole
- * days and today always qualify, 28 days never do) and that costs no more pages than a second,
+ * days and today qualify but in the minutes after midnight while the window still ends the day
+ * before, 28 days never do) and that costs no more pages than a second,
  * shorter call. A page holds 100,800 datapoints. Example, the window ending at 11:55: one
  * variant, 14 days and 715 minutes, 2,880 minutes of noise: 4,175 five-minute + 20,875
  * one-minute points, one page in one call instead of two calls. Twelve variants: 300,600

@@ -88,6 +88,15 @@ describe('planRegionHistory', () => {
     expect(shape(plan)).toEqual([{ start: '2025-05-26T00:00:00.000Z', queries: ['d0@300', 'm0@60'] }]);
   });
 
+  it('just after midnight the window still ends yesterday, so it starts 15 days back: a second call for the noise', () => {
+    const plan = planRegionHistory(both(targets(noisy(0))), Date.parse('2025-06-10T00:02:00Z'));
+    expect(plan.shared).toBe(false);
+    expect(shape(plan)).toEqual([
+      { start: '2025-05-26T00:00:00.000Z', queries: ['d0@300'] },
+      { start: '2025-06-07T23:55:00.000Z', queries: ['m0@60'] },
+    ]);
+  });
+
   it('a target without noise reads five-minute demand only, as before', () => {
     const plan = planRegionHistory(
       both(targets(variantTarget({ forecast: { requestsPerInstance: 100 } }))),
