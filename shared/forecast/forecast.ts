@@ -30,6 +30,7 @@ import {
   DAYS_PER_WEEK,
   isPresent,
   logOffset,
+  minutesIntoDay,
   toFiveMinuteRates,
   toLog,
 } from './series.ts';
@@ -73,8 +74,7 @@ function parseOptions(history: readonly (number | null | undefined)[], options: 
  * from the origin instead, and a note says so.
  */
 function window(rates: Float64Array, origin: number, dayStartMinute: number, notes: string[]) {
-  const intoDay = (((origin - dayStartMinute) % 1440) + 1440) % 1440;
-  let elapsed = Math.floor(intoDay / BIN_MINUTES);
+  let elapsed = Math.floor(minutesIntoDay(origin, dayStartMinute) / BIN_MINUTES);
   if (rates.length - elapsed < P) {
     elapsed = 0;
     if (rates.length >= P)

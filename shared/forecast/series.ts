@@ -51,9 +51,12 @@ export function toFiveMinuteRates(
  * Minutes count on the clock dayStartMinute is read on (a trace's minute 0 is UTC midnight).
  */
 export function historyStart(origin: number, historyDays: number, dayStartMinute = 0): number {
-  const intoDay = (((origin - dayStartMinute) % 1440) + 1440) % 1440;
-  return Math.max(0, origin - intoDay - historyDays * 1440);
+  return Math.max(0, origin - minutesIntoDay(origin, dayStartMinute) - historyDays * 1440);
 }
+
+/** Minutes from the start of `minute`'s day (days starting at dayStartMinute) to it: 0 to 1439. */
+export const minutesIntoDay = (minute: number, dayStartMinute: number): number =>
+  (((minute - dayStartMinute) % 1440) + 1440) % 1440;
 
 /**
  * Demand is modelled in log space, log(x + c), so daily and weekly effects multiply (a quiet

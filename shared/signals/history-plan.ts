@@ -78,15 +78,16 @@ export function planRegionHistory(needs: readonly HistoryNeed[], now: number): R
   const noiseTargets = needs.filter((n) => n.noise && n.target.noise?.enabled).map((n) => n.target);
   const five = demandQueries(forecastTargets);
   const one = demandQueries(noiseTargets, NOISE_PERIOD_SECONDS, 'm');
+  // Both windows end at the same five-minute boundary; the five-minute one starts at its earliest target's.
+  const { end } = historyWindow(now, 0);
   const starts = forecastTargets.map(
     (t) => forecastHistoryWindow(now, t.forecast!.historyDays, t.forecast!.dayStartMinute).start,
   );
-  const fiveMinute = five.length > 0 ? { start: minOf(starts), end: historyWindow(now, 0).end } : null;
+  const fiveMinute = five.length > 0 ? { start: minOf(starts), end } : null;
   const oneMinutes = maxOf(
     noiseTargets.map((t) => noiseHistoryMinutes(t.noise!).minutes),
     0,
   );
-  const end = historyWindow(now, 0).end;
   const short = one.length > 0 ? { start: end - oneMinutes * 60_000, end } : null;
   const fivePoints = fiveMinute ? five.length * (minutesOf(fiveMinute) / (HISTORY_PERIOD_SECONDS / 60)) : 0;
   const canShare =
