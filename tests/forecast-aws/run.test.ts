@@ -445,3 +445,60 @@ describe('failures', () => {
     for (const m of Object.values(r.mocks)) expect(m.calls()).toHaveLength(0);
   });
 });
+
+describe('faults on the history read and the floor write: the next run reconciles', () => {
+  const fault = (name: string, message: string, status?: number) =>
+    Object.assign(new Error(message), { name, ...(status ? { $metadata: { httpStatusCode: status } } : {}) });
+  // A run without the fault, first: rig() resets the shared SDK mocks, so no other rig may be built mid-test.
+  const clean = async () => {
+    const r = rig();
+    await r.run(tickAt(NOW), NOW);
+    return r.floor('chat-llm');
+  };
+
+  it.each([
+    { case: 'throttled', error: fault('ThrottlingException', 'Rate exceeded', 400) },
+    { case: 'a 5xx', error: fault('InternalServiceError', 'Internal failure', 500) },
+    { case: 'a timeout', error: fault('TimeoutError', 'socket hang up') },
+  ])(
+    'history read $case: the run fails and writes nothing; the retry reads the same day-start window and writes the floor a run without the fault writes',
+    async ({ error }) => {
+      const r = rig();
+      const real = r.ports.history;
+      const windows: number[] = [];
+      r.ports.history = { demand: () => Promise.reject(error) };
+      await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+      expect(r.floor('chat-llm')).toBeUndefined();
+      expect(r.telemetry.outcomes.at(-1)).toMatchObject({
+        outcome: 'failed',
+        detail: new RegExp(error.name),
+      });
+      r.ports.history = {
+        demand: (region, queries, window) => {
+          windows.push(window.start);
+          return real.demand(region, queries, window);
+        },
+      };
+      await r.run(tickAt(NOW, 'retry'), NOW);
+      expect(windows).toEqual([TODAY - 7 * DAY]);
+      expect(r.floor('chat-llm')).toEqual(await clean());
+    },
+  );
+
+  it('a floor write that reached the table but answered with an error: the next run finds it stored and fresh, and keeps it', async () => {
+    const expected = await clean();
+    const r = rig();
+    const real = r.ports.floors.write;
+    r.ports.floors.write = (...args: Parameters<typeof real>) =>
+      real(...args).then(() => Promise.reject(fault('TimeoutError', 'the response was lost')));
+    await expect(r.run(tickAt(NOW), NOW)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    r.ports.floors.write = real;
+    const stored = r.floor('chat-llm');
+    expect(stored).toEqual(expected);
+    const next = await r.run(tickAt(NOW + 60_000, 'retry'), NOW + 60_000);
+    expect(next.outcomes).toEqual([
+      expect.objectContaining({ targetId: 'chat-llm', outcome: 'fresh', computedAt: NOW }),
+    ]);
+    expect(r.floor('chat-llm')).toEqual(stored);
+  });
+});
