@@ -99,7 +99,9 @@ function assessProportional(
     proposal,
     ageSeconds: age,
   };
-  return tolerance > s.tolerance ? { ...assessed, noiseBand: tolerance } : assessed;
+  // Set, not spread into a copy (every simulated minute); the key comes last either way.
+  if (tolerance > s.tolerance) assessed.noiseBand = tolerance;
+  return assessed;
 }
 
 /**

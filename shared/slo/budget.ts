@@ -47,9 +47,10 @@ export interface BudgetStatus {
   window: WindowCounts;
 }
 
-function burn(c: WindowCounts, slo: ResolvedSlo): number | null {
-  if (c.observed === 0) return null;
-  const minutes = c.bad / c.observed / (1 - slo.minutes);
+/** The burn rate of counts read over `observed` minutes (their own, or the pace's floor). */
+function burn(c: WindowCounts, slo: ResolvedSlo, observed = c.observed): number | null {
+  if (observed === 0) return null;
+  const minutes = c.bad / observed / (1 - slo.minutes);
   if (slo.requests === undefined || c.requests <= 0) return minutes;
   return Math.max(minutes, c.badRequests / c.requests / (1 - slo.requests));
 }
@@ -74,21 +75,23 @@ export function budgetStatus(
     (slowBurn ?? 0) >= (PAGE_SLOW_SHARE * slo.windowMinutes) / slowMinutes;
   // Read over at least PACE_FLOOR_MINUTES, so one bad minute in a target's first hour is not a
   // pace of 3.3 for the whole window (it is 0.28 over 12 hours).
-  const paced = window.observed >= PACE_FLOOR_MINUTES ? window : { ...window, observed: PACE_FLOOR_MINUTES };
-  const pace = burn(paced, slo) ?? 0;
+  const pace = burn(window, slo, Math.max(window.observed, PACE_FLOOR_MINUTES)) ?? 0;
   const attainment = window.observed > 0 ? 1 - window.bad / window.observed : null;
+  // At burn rate b the budget drains b / windowMinutes of itself per minute.
+  const exhaustsInMinutes =
+    slowBurn !== null && slowBurn > 0 && remaining > 0 ? (remaining * slo.windowMinutes) / slowBurn : null;
+  // Two literals, not a spread (read every simulated minute); the keys in the same order.
+  if (slo.requests === undefined)
+    return { fastBurn, slowBurn, remaining, pace, attainment, exhaustsInMinutes, pages, window };
+  const requestAttainment = window.requests > 0 ? 1 - window.badRequests / window.requests : null;
   return {
     fastBurn,
     slowBurn,
     remaining,
     pace,
     attainment,
-    ...(slo.requests !== undefined
-      ? { requestAttainment: window.requests > 0 ? 1 - window.badRequests / window.requests : null }
-      : {}),
-    // At burn rate b the budget drains b / windowMinutes of itself per minute.
-    exhaustsInMinutes:
-      slowBurn !== null && slowBurn > 0 && remaining > 0 ? (remaining * slo.windowMinutes) / slowBurn : null,
+    requestAttainment,
+    exhaustsInMinutes,
     pages,
     window,
   };

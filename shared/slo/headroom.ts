@@ -34,6 +34,22 @@ export function withHeadroom(t: TargetPolicy, factor: number): TargetPolicy {
 export const floorWithHeadroom = (capacity: number, factor: number): number =>
   factor === 1 ? capacity : ceilCapacity(capacity / factor);
 
+const NO_REASONS: readonly ReasonCode[] = Object.freeze([]);
+
+/**
+ * The reason codes annotateDecision adds to a decision: the control's (when it moved the factor
+ * or the budget is spent), then ForecastConfident when the forecast room set the factor. The
+ * backtest counts them on minutes it keeps no decision of, without building one.
+ */
+export function headroomReasons(h: HeadroomDecision, room?: RoomDecision): readonly ReasonCode[] {
+  const moved = h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted';
+  if (!moved && !room?.opened) return NO_REASONS;
+  const reasons: ReasonCode[] = [];
+  if (moved) reasons.push(h.reason as ReasonCode);
+  if (room?.opened) reasons.push('ForecastConfident');
+  return reasons;
+}
+
 /**
  * The decision with the headroom it was made under: the factor and burn rates on the record, and
  * the control's reason code (when it moved the factor or the budget is spent) among the reasons,
@@ -61,10 +77,7 @@ export function annotateDecision(
       ...(opened ? { forecastRoom: opened } : {}),
     },
   };
-  const reasons: ReasonCode[] = [];
-  if (h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted')
-    reasons.push(h.reason);
-  if (opened) reasons.push('ForecastConfident');
+  const reasons = headroomReasons(h, room);
   if (reasons.length > 0) {
     decision.reasons = [...decision.reasons, ...reasons];
     if (sentence) decision.message = describeDecision(decision, policy);

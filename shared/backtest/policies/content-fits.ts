@@ -55,7 +55,7 @@ export function contentFits(): ContentFits {
       stats.noises++;
       const key = `${historyDigest(history)}|${levelMinutes}`;
       if (!noises.has(key)) {
-        noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels));
+        noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels?.()));
         stats.noisesFitted++;
       }
       return noises.get(key)!;

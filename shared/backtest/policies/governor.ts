@@ -25,10 +25,10 @@ import { effectiveLead } from '../../floors/lead-time.ts';
 import { DEFAULT_LEAD_TIME_MINUTES } from '../../policy/forecast-schema.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
-import { rescaleNoise } from '../../sizing/noise-model.ts';
+import { type NoiseModel, rescaleNoise } from '../../sizing/noise-model.ts';
 import type { HeadroomState } from '../../slo/control.ts';
 import { forecastRoom, type RoomDecision, type RoomInput, writtenRoomOf } from '../../slo/forecast-room.ts';
-import { annotateDecision, floorWithHeadroom, withHeadroom } from '../../slo/headroom.ts';
+import { annotateDecision, floorWithHeadroom, headroomReasons, withHeadroom } from '../../slo/headroom.ts';
 import { SliLedger, type SliSample } from '../../slo/ledger.ts';
 import { sloOf } from '../../slo/objective.ts';
 import { type SloStep, sliSample, stepSlo } from '../../slo/step.ts';
@@ -176,7 +176,9 @@ function budgetControl(target: TargetPolicy) {
 export function governorPolicy(options: GovernorOptions): Policy {
   const { target, unitScale } = options;
   let state: EngineState | undefined;
-  const reasonCounts: Partial<Record<ReasonCode, number>> = {};
+  /** Reasons counted in a Map (a keyed object's increments were a twentieth of a minute); the same order out. */
+  const reasonCounts = new Map<ReasonCode, number>();
+  const count = (code: ReasonCode) => reasonCounts.set(code, (reasonCounts.get(code) ?? 0) + 1);
   const decisions: DecisionMark[] = [];
   const { lookahead } = options;
   const quantile = target.forecast?.quantile ?? 'p90';
@@ -189,6 +191,10 @@ export function governorPolicy(options: GovernorOptions): Policy {
   const readsBasis = basisSource(target) !== null;
   let spotHeadroom = 0;
   let floors = { committed: 0, lossCover: 0 };
+  /** The snapshot's lead and noise, new objects only when they change (decide() only reads them). */
+  let leadTime: SignalSnapshot['leadTime'];
+  let noiseFit: NoiseModel | null = null;
+  let scaledNoise: NoiseModel | null = null;
   const step = (view: FleetView, minute: number): number => {
     if (clock.observe(view.ready, view.now)) {
       lead = effectiveLead(configuredLead, clock.samples);
@@ -218,11 +224,9 @@ export function governorPolicy(options: GovernorOptions): Policy {
           quantile,
           ...(floor.fallback ? { fallback: floor.fallback } : {}),
         };
-        snapshot.leadTime = {
-          minutes: lead.minutes,
-          configuredMinutes: configuredLead,
-          samples: lead.samples,
-        };
+        if (leadTime?.minutes !== lead.minutes || leadTime.samples !== lead.samples)
+          leadTime = { minutes: lead.minutes, configuredMinutes: configuredLead, samples: lead.samples };
+        snapshot.leadTime = leadTime;
       } else if (floor)
         snapshot.forecastFloor = {
           capacity: floorWithHeadroom(floor.capacity, factor),
@@ -230,7 +234,14 @@ export function governorPolicy(options: GovernorOptions): Policy {
           kind: 'level',
         };
       const noise = lookahead.noise;
-      if (noise) snapshot.noise = rescaleNoise(noise, unitScale);
+      if (noise) {
+        // Rescaled once per fit (hourly), not per minute.
+        if (noise !== noiseFit) {
+          noiseFit = noise;
+          scaledNoise = rescaleNoise(noise, unitScale);
+        }
+        snapshot.noise = scaledNoise!;
+      }
     }
     if (spotHeadroom > 0) {
       // The mix's floors go to the engine with the headroom, as the evaluator gives them in AWS.
@@ -240,23 +251,26 @@ export function governorPolicy(options: GovernorOptions): Policy {
     }
     // The sentence is built for scaling actions only, the ones the report shows.
     const decided = decide(state, snapshot, policy, view.now, { sentence: false });
-    const result = slo
-      ? annotateDecision(decided, slo.step.headroom, slo.step.status, policy, false, slo.room)
-      : decided;
-    clock.decided(result.decision.currentCapacity, result.decision.desiredCapacity, view.now);
-    state = result.state;
-    const d = result.decision;
-    for (const code of d.reasons) reasonCounts[code] = (reasonCounts[code] ?? 0) + 1;
-    if (d.action !== 'hold') {
-      decisions.push({
-        minute,
-        action: d.action,
-        from: d.currentCapacity,
-        to: d.desiredCapacity,
-        reasons: d.reasons,
-        message: describeDecision(d, policy),
-      });
+    clock.decided(decided.decision.currentCapacity, decided.decision.desiredCapacity, view.now);
+    state = decided.state;
+    let d = decided.decision;
+    if (d.action === 'hold') {
+      // A hold is only counted: its reasons and the control's, without the annotated decision.
+      for (const code of d.reasons) count(code);
+      if (slo) for (const code of headroomReasons(slo.step.headroom, slo.room)) count(code);
+      return d.desiredCapacity;
     }
+    if (slo)
+      d = annotateDecision(decided, slo.step.headroom, slo.step.status, policy, false, slo.room).decision;
+    for (const code of d.reasons) count(code);
+    decisions.push({
+      minute,
+      action: d.action,
+      from: d.currentCapacity,
+      to: d.desiredCapacity,
+      reasons: d.reasons,
+      message: describeDecision(d, policy),
+    });
     return d.desiredCapacity;
   };
   return {
@@ -268,7 +282,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
     },
     warmPoolSize: options.warmPoolSize,
     ...(lookahead?.warmPoolSize !== undefined ? { warmPoolSizeAt: () => lookahead.warmPoolSize ?? 0 } : {}),
-    explain: () => ({ reasonCounts, decisions }),
+    explain: () => ({ reasonCounts: Object.fromEntries(reasonCounts), decisions }),
     ...(lookahead ? { forecastBand: () => ({ p50: lookahead.p50, p90: lookahead.p90 }) } : {}),
   };
 }

@@ -60,19 +60,20 @@ export interface LookaheadFits {
     params?: Parameters<typeof forecast>[2],
   ) => ReturnType<typeof forecast>;
   /**
-   * The noise of the window's minutes. `levels`, when given, are their trailingMedians at
-   * levelMinutes, kept by the caller as minutes arrive.
+   * The noise of the window's minutes. `levels`, when given, gives their trailingMedians at
+   * levelMinutes, kept by the caller as minutes arrive; called only when the fit is computed (a
+   * shared fit needs no copy of them).
    */
   levelNoise: (
     history: DeliveredWindow,
     levelMinutes: number,
-    levels?: ArrayLike<number>,
+    levels?: () => ArrayLike<number>,
   ) => NoiseModel | null;
 }
 
 export const DIRECT_FITS: LookaheadFits = {
   forecast: (history, options, params) => forecast(history.values(), options, params),
-  levelNoise: (history, levelMinutes, levels) => fitLevelNoise(history.values(), levelMinutes, levels),
+  levelNoise: (history, levelMinutes, levels) => fitLevelNoise(history.values(), levelMinutes, levels?.()),
 };
 
 /**
@@ -91,7 +92,7 @@ export function lookaheadMemo(): LookaheadFits {
     },
     levelNoise: (history, levelMinutes, levels) => {
       const key = `${history.to}|${history.length}|${levelMinutes}`;
-      if (!noises.has(key)) noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels));
+      if (!noises.has(key)) noises.set(key, fitLevelNoise(history.values(), levelMinutes, levels?.()));
       return noises.get(key)!;
     },
   };
@@ -224,9 +225,11 @@ export class Lookahead {
     const history = new DeliveredWindow(this.#delivered, from, seen);
     // The history's own trailing medians: the kept levels, but none for its first levelMinutes
     // (trailingMedians of the slice has none there either).
-    const levels = new Float64Array(seen - from);
-    for (let i = 0; i < levels.length; i++)
-      levels[i] = i < n.levelMinutes ? Number.NaN : this.#levels[from + i]!;
+    const levels = () => {
+      const out = new Float64Array(seen - from);
+      for (let i = 0; i < out.length; i++) out[i] = i < n.levelMinutes ? Number.NaN : this.#levels[from + i]!;
+      return out;
+    };
     this.#noise = (this.#o.fits ?? DIRECT_FITS).levelNoise(history, n.levelMinutes, levels);
     const need = levelFloor(this.#delivered, n.levelMinutes, this.#sizing());
     this.#levelFloor = need === null ? null : { from: minute, capacity: ceilCapacity(need) };
