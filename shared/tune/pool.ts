@@ -35,9 +35,17 @@ export interface EvaluateRequest {
 export type EvaluateReply = { id: number; figures: Figures | null } | { id: number; error: string };
 
 export interface CandidatePool {
-  /** With a bound, each run stops once its candidate can no longer qualify (./early-stop.ts). */
-  evaluate(batch: readonly Settings[], bound?: StopBound): Promise<(Figures | null)[]>;
-  /** One target as written (the starting policy), in a worker like the candidates. */
+  /**
+   * With a bound, each run stops once its candidate can no longer qualify (./early-stop.ts).
+   * When `signal` aborts (a batch the search withdrew), its candidates no worker has started are
+   * dropped and come back as null.
+   */
+  evaluate(batch: readonly Settings[], bound?: StopBound, signal?: AbortSignal): Promise<(Figures | null)[]>;
+  /**
+   * One target as written (the starting policy), in a worker like the candidates; every other
+   * idle worker runs it too, unjudged, so each has the forecasts and noise fits in its memo
+   * before the search starts instead of paying for them on its first candidate.
+   */
   evaluateTarget(target: TargetPolicy): Promise<Figures>;
   close(): Promise<void>;
 }
@@ -89,16 +97,29 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       waiting.clear();
     });
   }
-  const send = (settings: Settings, target?: TargetPolicy, bound?: StopBound) =>
+  const send = (settings: Settings, target?: TargetPolicy, bound?: StopBound, signal?: AbortSignal) =>
     new Promise<Figures | null>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       queue.push({ id, settings: [...settings], ...(target ? { target } : {}), ...(bound ? { bound } : {}) });
+      signal?.addEventListener('abort', () => {
+        const at = queue.findIndex((r) => r.id === id);
+        if (at < 0) return; // started: its reply is ignored by the search
+        queue.splice(at, 1);
+        waiting.delete(id);
+        resolve(null);
+      });
       pump();
     });
   return {
-    evaluate: (batch, bound) => Promise.all(batch.map((settings) => send(settings, undefined, bound))),
-    evaluateTarget: async (target) => (await send(new Map(), target))!,
+    evaluate: (batch, bound, signal) =>
+      Promise.all(batch.map((settings) => send(settings, undefined, bound, signal))),
+    evaluateTarget: async (target) => {
+      const judged = send(new Map(), target);
+      // The other idle workers fill their memos with the same run (its figures are not read).
+      for (const thread of idle.splice(0)) thread.postMessage({ id: nextId++, settings: [], target });
+      return (await judged)!;
+    },
     close: async () => {
       await Promise.all(threads.map((t) => t.terminate()));
     },

@@ -142,7 +142,7 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
       seed: input.seed ?? 1,
       maxCandidates: input.maxCandidates,
       batchSize: BATCH_SIZE,
-      evaluate: (batch) => pool.evaluate(batch, bound),
+      evaluate: (batch, signal) => pool.evaluate(batch, bound, signal),
       ...(input.expired ? { expired: input.expired } : {}),
       onBatch: (tried, best) => input.onBatch?.(tried, best, goal),
     });

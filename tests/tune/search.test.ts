@@ -98,4 +98,90 @@ describe('search', () => {
     expect(r.refused).toBeGreaterThan(0);
     expect(Object.fromEntries(r.best.settings)).toEqual({ x: 5, y: 1, z: 'a' });
   });
+
+  it('tries the same candidates in the same order whether batches overlap or go one at a time', async () => {
+    // Four knobs that each improve the best one at a time (so the batch sent ahead with each is
+    // withdrawn), and a diagonal valley (cost falls along a = b) that one knob at a time cannot
+    // follow, so the random changes around the best go on improving it.
+    const valley: Knob[] = [
+      ...['k1', 'k2', 'k3', 'k4'].map((name) => ({ name, path: [name], values: [0, 1, 2, 3, 4, 5, 6, 7] })),
+      { name: 'a', path: ['a'], values: [0, 1, 2, 3, 4, 5] },
+      { name: 'b', path: ['b'], values: [0, 1, 2, 3, 4, 5] },
+    ];
+    const figuresOf = (s: Settings): Figures | null => {
+      const v = (k: string) => s.get(k) as number;
+      if (v('k1') + v('k2') === 13) return null; // refused by the policy rules
+      const cost =
+        ['k1', 'k2', 'k3', 'k4'].reduce((sum, k, i) => sum + (v(k) - 2 * i + 1) ** 2, 0) +
+        10 * (v('a') - v('b')) ** 2 -
+        v('a') -
+        v('b');
+      return {
+        ...landscape(
+          new Map([
+            ['x', 1],
+            ['y', 0],
+          ]),
+        ),
+        instanceMinutes: 100 + cost,
+      };
+    };
+    // Evaluations that finish out of order, as worker threads do.
+    const delayed = (speculate: boolean, seed: number, max: number) => {
+      const sent: AbortSignal[] = [];
+      let tick = seed;
+      return search({
+        knobs: valley,
+        start: new Map([
+          ['k1', 7],
+          ['k2', 0],
+          ['k3', 0],
+          ['k4', 0],
+          ['a', 0],
+          ['b', 5],
+        ]),
+        goal,
+        seed,
+        maxCandidates: max,
+        batchSize: 3,
+        speculate,
+        evaluate: (batch, signal) => {
+          if (signal) sent.push(signal);
+          return Promise.all(
+            batch.map(
+              (s) =>
+                new Promise<Figures | null>((resolve) => {
+                  tick = (tick * 7 + 3) % 11;
+                  setTimeout(() => resolve(figuresOf(s)), tick);
+                }),
+            ),
+          );
+        },
+      }).then((r) => {
+        return { ...r, withdrawn: sent.filter((x) => x.aborted).length };
+      });
+    };
+    let withdrawn = 0;
+    // Budgets that end in each phase: the random one, the one knob at a time, the changes around the best.
+    for (const [seed, max] of [
+      [1, 12],
+      [2, 30],
+      [3, 41],
+      [4, 57],
+      [5, 90],
+      [6, 160],
+      [7, 300],
+    ] as const) {
+      const one = await delayed(false, seed, max);
+      const overlapped = await delayed(true, seed, max);
+      expect(overlapped.tried.map((c) => [...c.settings])).toEqual(one.tried.map((c) => [...c.settings]));
+      expect(overlapped.tried.map((c) => c.figures)).toEqual(one.tried.map((c) => c.figures));
+      expect([...overlapped.best.settings]).toEqual([...one.best.settings]);
+      expect([overlapped.refused, overlapped.stoppedBy]).toEqual([one.refused, one.stoppedBy]);
+      expect(one.withdrawn).toBe(0);
+      withdrawn += overlapped.withdrawn;
+    }
+    // Batches did go out ahead, and were withdrawn when the best moved.
+    expect(withdrawn).toBeGreaterThan(5);
+  });
 });
