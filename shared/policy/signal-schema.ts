@@ -91,5 +91,6 @@ export type Signal = z.infer<typeof SignalSchema>;
 export type ProportionalSignal = z.infer<typeof ProportionalSignalSchema>;
 export type LatencySignal = z.infer<typeof LatencySignalSchema>;
 
+/** Read for every signal of every decision: two comparisons, not an array search. */
 export const isLatencySignal = (s: Signal): s is LatencySignal =>
-  (LATENCY_METRICS as readonly string[]).includes(s.metric);
+  s.metric === 'p95LatencyMs' || s.metric === 'p99LatencyMs';

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { validatePolicy } from '#shared/policy/load.ts';
 import { crossFieldProblems, formatPath } from '#shared/policy/rules.ts';
 import { type TargetPolicy, TargetSchema } from '#shared/policy/schema.ts';
+import { isLatencySignal, LATENCY_METRICS, METRIC_NAMES } from '#shared/policy/signal-schema.ts';
 
 type Json = Record<string, unknown>;
 
@@ -360,5 +361,14 @@ describe('paths', () => {
     { case: 'nothing at all', path: [], text: '' },
   ])('$case reads as $text', ({ path, text }) => {
     expect(formatPath(path)).toBe(text);
+  });
+});
+
+describe('isLatencySignal', () => {
+  it('is true for exactly the latency metrics, every metric checked', () => {
+    for (const metric of METRIC_NAMES) {
+      const latency = (LATENCY_METRICS as readonly string[]).includes(metric);
+      expect([metric, isLatencySignal({ metric } as never)]).toEqual([metric, latency]);
+    }
   });
 });

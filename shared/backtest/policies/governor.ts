@@ -74,6 +74,27 @@ export function snapshotFrom(
   k: number,
   readsBasis: boolean = basisSource(target) !== null,
 ): SignalSnapshot {
+  return snapshotWith(view, readersOf(target), k, readsBasis);
+}
+
+/** How a target's signals and activation read off a datapoint: the same for every minute of a run. */
+interface Readers {
+  signals: { metric: MetricName; read: (d: Datapoint, k: number) => number }[];
+  activation: { metric: ActivationMetric; read: (d: Datapoint, k: number) => number } | null;
+}
+
+function readersOf(target: TargetPolicy): Readers {
+  const a = target.scaling.activation;
+  return {
+    signals: target.signals.flatMap((s) => {
+      const read = READERS[s.metric];
+      return read ? [{ metric: s.metric, read }] : [];
+    }),
+    activation: a ? { metric: a.metric, read: ACTIVATION[a.metric] } : null,
+  };
+}
+
+function snapshotWith(view: FleetView, readers: Readers, k: number, readsBasis: boolean): SignalSnapshot {
   const snapshot: SignalSnapshot = {
     capacity: { desired: view.ready + view.pending, ready: view.ready },
     readings: {},
@@ -81,13 +102,13 @@ export function snapshotFrom(
   const d = view.metrics.latest();
   if (!d) return snapshot;
   const basis = readsBasis && d.requests > 0 && d.ready > 0;
-  for (const s of target.signals) {
-    const r = READERS[s.metric] && reading(READERS[s.metric]!(d, k), d, basis);
+  for (const s of readers.signals) {
+    const r = reading(s.read(d, k), d, basis);
     if (r) snapshot.readings[s.metric] = r;
   }
-  const a = target.scaling.activation;
+  const a = readers.activation;
   if (a) {
-    const r = reading(ACTIVATION[a.metric](d, k), d, false);
+    const r = reading(a.read(d, k), d, false);
     if (r) snapshot.activation = { [a.metric]: r };
   }
   return snapshot;
@@ -189,6 +210,8 @@ export function governorPolicy(options: GovernorOptions): Policy {
   let roomLead: RoomInput['lead'] = { minutes: lead.minutes, configuredMinutes: configuredLead };
   const budget = budgetControl(target);
   const readsBasis = basisSource(target) !== null;
+  // The budget's scaled targets change the signals' targets, never which metrics they read.
+  const readers = readersOf(target);
   let spotHeadroom = 0;
   let floors = { committed: 0, lossCover: 0 };
   /** The snapshot's lead and noise, new objects only when they change (decide() only reads them). */
@@ -214,7 +237,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
     const slo = budget?.step(view, band, roomLead);
     const factor = slo?.room.factor ?? 1;
     const policy = slo?.target ?? target;
-    const snapshot = snapshotFrom(view, policy, unitScale, readsBasis);
+    const snapshot = snapshotWith(view, readers, unitScale, readsBasis);
     // The factor goes with the lowered targets, as the evaluator gives it: a young panic is sized without it.
     if (factor !== 1) snapshot.headroomFactor = factor;
     if (lookahead) {
