@@ -70,7 +70,7 @@ export async function run(): Promise<void> {
   const h = result.heldOut;
   const stopped = result.tried.filter((c) => c.figures.stopped).length;
   console.log(
-    `governor tune on NASA: ${result.tried.length + result.refused} candidates in ${seconds.toFixed(1)} s on ${workers} worker threads (stopped: ${result.stoppedBy}; ${stopped} candidates stopped early); held-out tuned ${h.tuned.costVsOracle.toFixed(2)}x / ${h.tuned.violationMinutes}, target tracking ${h.baseline.costVsOracle.toFixed(2)}x / ${h.baseline.violationMinutes}`,
+    `governor tune on NASA: ${result.tried.length + result.refused} candidates in ${seconds.toFixed(1)} s on ${workers} worker threads, ${((result.tried.length + result.refused) / seconds).toFixed(1)} candidates/s (stopped: ${result.stoppedBy}; ${stopped} candidates stopped early); held-out tuned ${h.tuned.costVsOracle.toFixed(2)}x / ${h.tuned.violationMinutes}, target tracking ${h.baseline.costVsOracle.toFixed(2)}x / ${h.baseline.violationMinutes}`,
   );
 
   const walls = { early: [] as number[], full: [] as number[] };
