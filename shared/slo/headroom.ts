@@ -42,10 +42,11 @@ const NO_REASONS: readonly ReasonCode[] = Object.freeze([]);
  * backtest counts them on minutes it keeps no decision of, without building one.
  */
 export function headroomReasons(h: HeadroomDecision, room?: RoomDecision): readonly ReasonCode[] {
-  const moved = h.reason === 'BudgetBurning' || h.reason === 'BudgetSpare' || h.reason === 'BudgetExhausted';
+  const r = h.reason;
+  const moved = r === 'BudgetBurning' || r === 'BudgetSpare' || r === 'BudgetExhausted' ? r : null;
   if (!moved && !room?.opened) return NO_REASONS;
   const reasons: ReasonCode[] = [];
-  if (moved) reasons.push(h.reason as ReasonCode);
+  if (moved) reasons.push(moved);
   if (room?.opened) reasons.push('ForecastConfident');
   return reasons;
 }

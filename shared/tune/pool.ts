@@ -102,13 +102,17 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       queue.push({ id, settings: [...settings], ...(target ? { target } : {}), ...(bound ? { bound } : {}) });
-      signal?.addEventListener('abort', () => {
-        const at = queue.findIndex((r) => r.id === id);
-        if (at < 0) return; // started: its reply is ignored by the search
-        queue.splice(at, 1);
-        waiting.delete(id);
-        resolve(null);
-      });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const at = queue.findIndex((r) => r.id === id);
+          if (at < 0) return; // started: its reply is ignored by the search
+          queue.splice(at, 1);
+          waiting.delete(id);
+          resolve(null);
+        },
+        { once: true },
+      );
       pump();
     });
   return {

@@ -1,0 +1,62 @@
+/**
+ * The candidate pool's worker threads (shared/tune/pool.ts): a batch the search withdraws gives
+ * back what no worker has started (null, never run), while what was sent before it runs as usual;
+ * the starting policy's run on the other idle workers (to fill their memos) answers no request.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { referenceScenario } from '#shared/backtest/scenario.ts';
+import { knobsFor, startValue } from '#shared/tune/knobs.ts';
+import { type CandidatePool, candidatePool } from '#shared/tune/pool.ts';
+import type { Settings } from '#shared/tune/search.ts';
+import { dailyHistory, exampleTarget } from './fixtures.ts';
+
+const { target, raw } = exampleTarget();
+const knobs = knobsFor(target);
+const start = new Map(knobs.map((k) => [k.name, startValue(target, k)!])) as Settings;
+/** Settings one knob away from the start, each different. */
+const near = (n: number): Settings[] =>
+  knobs
+    .flatMap((k) => k.values.filter((v) => v !== start.get(k.name)).map((v) => new Map(start).set(k.name, v)))
+    .slice(0, n) as Settings[];
+
+const pools: CandidatePool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('the candidate pool', () => {
+  it('drops the queued candidates of a withdrawn batch and runs the batch before it', async () => {
+    const pool = candidatePool({ trace: dailyHistory(3), options: referenceScenario(target), raw, knobs }, 1);
+    pools.push(pool);
+    const reference = await pool.evaluateTarget(target);
+    expect(reference.folds).toHaveLength(3);
+    const [first, ...rest] = near(7);
+    const kept = pool.evaluate([first!]);
+    const abort = new AbortController();
+    const withdrawn = pool.evaluate(rest, undefined, abort.signal);
+    abort.abort();
+    // One worker, busy with `first`: nothing of the withdrawn batch has started.
+    expect(await withdrawn).toEqual(rest.map(() => null));
+    const [figures] = await kept;
+    expect(figures?.folds).toHaveLength(3);
+    // The pool goes on: a batch after the withdrawn one runs.
+    const after = await pool.evaluate(rest.slice(0, 2));
+    expect(after.map((f) => f?.folds.length)).toEqual([3, 3]);
+  });
+
+  it('runs the starting policy on every idle worker and answers only the request for it', async () => {
+    const pool = candidatePool({ trace: dailyHistory(3), options: referenceScenario(target), raw, knobs }, 2);
+    pools.push(pool);
+    const reference = await pool.evaluateTarget(target);
+    const batch = near(4);
+    const figures = await pool.evaluate(batch);
+    expect(figures.every((f) => f?.folds.length === 3)).toBe(true);
+    // Each candidate's own figures, whichever worker ran it: a warm-up's reply answered nothing.
+    const alone = candidatePool(
+      { trace: dailyHistory(3), options: referenceScenario(target), raw, knobs },
+      0,
+    );
+    expect(await alone.evaluate(batch)).toEqual(figures);
+    expect(await alone.evaluateTarget(target)).toEqual(reference);
+  });
+});
