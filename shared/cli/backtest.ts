@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { boundNotes } from '../backtest/bounds.ts';
-import { UNSIMULATED_METRICS } from '../backtest/policies/governor.ts';
+import { UNSIMULATED_METRICS } from '../backtest/policies/snapshot.ts';
 import { progressBar } from '../backtest/progress.ts';
 import { runBacktest } from '../backtest/run.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';

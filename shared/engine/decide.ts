@@ -174,8 +174,7 @@ export function decide(
     signals: a.signals,
     panic: panic.active,
   };
-  // The optional fields in this order (the stored record's key order), set one by one: a spread
-  // of a temporary object per field was a tenth of a simulated minute.
+  // Set one by one in the record's key order (a spread per field was a tenth of a simulated minute).
   if (young && reasons.includes('PanicAtWrittenTargets')) decision.youngBurst = young;
   if (snapshot.leadTime) decision.leadTime = snapshot.leadTime;
   if (snapshot.forecastFloor) decision.floorKind = snapshot.forecastFloor.kind ?? 'forecast';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MetricsFeed } from '#shared/backtest/metrics.ts';
-import { governorPolicy, snapshotFrom } from '#shared/backtest/policies/governor.ts';
+import { governorPolicy } from '#shared/backtest/policies/governor.ts';
+import { snapshotFrom } from '#shared/backtest/policies/snapshot.ts';
 import { buildScenario, DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
 import { simulate } from '#shared/backtest/simulate.ts';
 import type { TargetPolicy } from '#shared/policy/schema.ts';
