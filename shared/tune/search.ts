@@ -125,6 +125,9 @@ export async function search(input: SearchInput): Promise<SearchResult> {
     spent += room.length;
     const abort = new AbortController();
     const figures = room.length > 0 ? input.evaluate(room, abort.signal) : null;
+    // A batch sent ahead may fail before it is judged: handled here, so the failure waits for
+    // judge() (which throws it) instead of ending the process as an unhandled rejection.
+    figures?.catch(() => {});
     return { room, added, spentBefore, figures, abort };
   };
   /** Gives a batch sent ahead back: as if it had never been built. */
@@ -132,7 +135,6 @@ export async function search(input: SearchInput): Promise<SearchResult> {
     for (const key of f.added) seen.delete(key);
     spent = f.spentBefore;
     f.abort.abort();
-    f.figures?.catch(() => {});
   };
   /** Judges a batch's results in order; returns whether the best improved. */
   const judge = async (f: Flight): Promise<boolean> => {

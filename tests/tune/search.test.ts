@@ -185,3 +185,28 @@ describe('search', () => {
     expect(withdrawn).toBeGreaterThan(5);
   });
 });
+
+describe('search, when an evaluation fails', () => {
+  it('rejects with the failure, even from a batch sent ahead and not yet judged', async () => {
+    let batches = 0;
+    const failing = search({
+      knobs,
+      start: new Map<string, number | string>([
+        ['x', 1],
+        ['y', 3],
+        ['z', 'b'],
+      ]),
+      goal,
+      seed: 1,
+      maxCandidates: 60,
+      batchSize: 4,
+      // The third batch fails at once, while the first random batch is still being evaluated.
+      evaluate: (batch) => {
+        batches++;
+        if (batches === 3) return Promise.reject(new Error('worker lost'));
+        return new Promise((resolve) => setTimeout(() => resolve(batch.map(landscape)), 20));
+      },
+    });
+    await expect(failing).rejects.toThrow('worker lost');
+  });
+});
