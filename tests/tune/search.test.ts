@@ -31,16 +31,19 @@ const landscape = (s: Settings): Figures => {
     })),
   };
 };
+/** The starting settings of the landscape's searches. */
+const START = () =>
+  new Map<string, number | string>([
+    ['x', 1],
+    ['y', 3],
+    ['z', 'b'],
+  ]);
 const goal = goalOf({ minutes: 0.94 }, 0.5); // 3 % a fold: x*x <= 30, x <= 5
 const run = (maxCandidates: number, seed = 1, refuse = (_s: Settings) => false, batchSize = 4) => {
   const batches: number[] = [];
   return search({
     knobs,
-    start: new Map<string, number | string>([
-      ['x', 1],
-      ['y', 3],
-      ['z', 'b'],
-    ]),
+    start: START(),
     goal,
     seed,
     maxCandidates,
@@ -77,11 +80,7 @@ describe('search', () => {
     let calls = 0;
     const cut = search({
       knobs,
-      start: new Map<string, number | string>([
-        ['x', 1],
-        ['y', 3],
-        ['z', 'b'],
-      ]),
+      start: START(),
       goal,
       seed: 1,
       maxCandidates: 1000,
@@ -191,11 +190,7 @@ describe('search, when an evaluation fails', () => {
     let batches = 0;
     const failing = search({
       knobs,
-      start: new Map<string, number | string>([
-        ['x', 1],
-        ['y', 3],
-        ['z', 'b'],
-      ]),
+      start: START(),
       goal,
       seed: 1,
       maxCandidates: 60,
