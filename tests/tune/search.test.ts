@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Figures } from '#shared/tune/evaluate.ts';
 import type { Knob } from '#shared/tune/knobs.ts';
 import { goalOf } from '#shared/tune/objective.ts';
-import { SearchDeadlineError, type Settings, search } from '#shared/tune/search.ts';
+import { SearchDeadlineError, type SearchInput, type Settings, search } from '#shared/tune/search.ts';
 
 const knobs: Knob[] = [
   { name: 'x', path: ['x'], values: [1, 2, 3, 4, 5, 6, 7, 8] },
@@ -39,6 +39,10 @@ const START = () =>
     ['z', 'b'],
   ]);
 const goal = goalOf({ minutes: 0.94 }, 0.5); // 3 % a fold: x*x <= 30, x <= 5
+
+/** A search of the landscape from START with the test's evaluation (batches of 4, 1,000 candidates). */
+const searchLandscape = (evaluate: SearchInput['evaluate'], more: Partial<SearchInput> = {}) =>
+  search({ knobs, start: START(), goal, seed: 1, maxCandidates: 1000, batchSize: 4, evaluate, ...more });
 const run = (maxCandidates: number, seed = 1, refuse = (_s: Settings) => false, batchSize = 4) => {
   const batches: number[] = [];
   return search({
@@ -78,16 +82,7 @@ describe('search', () => {
 
   it('never stops early on the clock: a safety deadline throws instead of returning another result', async () => {
     let calls = 0;
-    const cut = search({
-      knobs,
-      start: START(),
-      goal,
-      seed: 1,
-      maxCandidates: 1000,
-      batchSize: 4,
-      evaluate: async (batch) => batch.map(landscape),
-      expired: () => ++calls > 3,
-    });
+    const cut = searchLandscape(async (batch) => batch.map(landscape), { expired: () => ++calls > 3 });
     await expect(cut).rejects.toBeInstanceOf(SearchDeadlineError);
     await expect(cut).rejects.toThrow(/passed its safety deadline after \d+ of 1000 candidates/);
   });
@@ -188,19 +183,11 @@ describe('search', () => {
 describe('search, when an evaluation fails', () => {
   it('rejects with the failure, even from a batch sent ahead and not yet judged', async () => {
     let batches = 0;
-    const failing = search({
-      knobs,
-      start: START(),
-      goal,
-      seed: 1,
-      maxCandidates: 60,
-      batchSize: 4,
-      // The third batch fails at once, while the first random batch is still being evaluated.
-      evaluate: (batch) => {
-        batches++;
-        if (batches === 3) return Promise.reject(new Error('worker lost'));
-        return new Promise((resolve) => setTimeout(() => resolve(batch.map(landscape)), 20));
-      },
+    // The third batch fails at once, while the first random batch is still being evaluated.
+    const failing = searchLandscape((batch) => {
+      batches++;
+      if (batches === 3) return Promise.reject(new Error('worker lost'));
+      return new Promise((resolve) => setTimeout(() => resolve(batch.map(landscape)), 20));
     });
     await expect(failing).rejects.toThrow('worker lost');
   });
