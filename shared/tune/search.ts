@@ -38,6 +38,11 @@ export interface SearchInput {
   knobs: readonly Knob[];
   /** The starting policy's value of every knob. */
   start: Settings;
+  /**
+   * The starting policy's figures when they are known already (tune's run of the target as
+   * written on the same folds, whose stop bound it never crosses): the start is then not run again.
+   */
+  startFigures?: Figures;
   goal: Goal;
   seed: number;
   maxCandidates: number;
@@ -111,7 +116,7 @@ export async function search(input: SearchInput): Promise<SearchResult> {
   };
 
   /** Takes the batch's new settings from the budget and sends them: depends on no result. */
-  const send = (batch: Settings[]): Flight => {
+  const send = (batch: Settings[], known?: (Figures | null)[]): Flight => {
     const added: string[] = [];
     const fresh = batch.filter((s) => {
       const key = settingsKey(s, knobs);
@@ -124,7 +129,8 @@ export async function search(input: SearchInput): Promise<SearchResult> {
     const spentBefore = spent;
     spent += room.length;
     const abort = new AbortController();
-    const figures = room.length > 0 ? input.evaluate(room, abort.signal) : null;
+    const figures =
+      room.length === 0 ? null : known ? Promise.resolve(known) : input.evaluate(room, abort.signal);
     // A batch sent ahead may fail before it is judged: handled here, so the failure waits for
     // judge() (which throws it) instead of ending the process as an unhandled rejection.
     figures?.catch(() => {});
@@ -159,7 +165,7 @@ export async function search(input: SearchInput): Promise<SearchResult> {
     return improved;
   };
 
-  await judge(send([input.start]));
+  await judge(send([input.start], input.startFigures && [input.startFigures]));
   if (!best) throw new Error('the starting policy is refused by the policy rules');
   const start = best;
 

@@ -131,13 +131,15 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     // The starting policy on the same folds: a tuned policy must be no dearer than it in any
     // fold and no further over the margin (goalOf), so a saving one week that is paid for the
     // next is not a saving. It runs in the pool like the candidates, so this thread holds no
-    // run's garbage while the workers search.
-    const reference = (await pool.evaluateTarget(input.target)).folds;
-    goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN, reference);
+    // run's garbage while the workers search. Its figures are the search's first candidate's
+    // (the start's settings give this target, and its own bound never stops it): not run twice.
+    const startFigures = await pool.evaluateTarget(input.target);
+    goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN, startFigures.folds);
     const bound = input.fullFront ? undefined : stopBoundOf(goal);
     found = await search({
       knobs,
       start,
+      startFigures,
       goal,
       seed: input.seed ?? 1,
       maxCandidates: input.maxCandidates,

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
+import { sloOf } from '#shared/slo/objective.ts';
 import { knobsFor, startValue } from '#shared/tune/knobs.ts';
+import { goalOf, stopBoundOf } from '#shared/tune/objective.ts';
 import { type CandidatePool, candidatePool } from '#shared/tune/pool.ts';
 import type { Settings } from '#shared/tune/search.ts';
 import { dailyHistory, exampleTarget } from './fixtures.ts';
@@ -58,5 +60,15 @@ describe('the candidate pool', () => {
     );
     expect(await alone.evaluate(batch)).toEqual(figures);
     expect(await alone.evaluateTarget(target)).toEqual(reference);
+  });
+
+  it('gives the starting settings, under their own stop bound, the figures of the target as written (tune runs it once)', async () => {
+    const init = { trace: dailyHistory(4, 3), options: referenceScenario(target), raw, knobs };
+    const pool = candidatePool(init, 0);
+    const written = await pool.evaluateTarget(target);
+    const bound = stopBoundOf(goalOf(sloOf(target), 0.5, written.folds));
+    const [asCandidate] = await pool.evaluate([start], bound);
+    expect(asCandidate).toEqual(written);
+    expect(asCandidate?.stopped).toBeUndefined();
   });
 });
