@@ -11,6 +11,7 @@ import { ScaleOutClock } from '#shared/backtest/policies/lead-clock.ts';
 import { Lookahead } from '#shared/backtest/policies/lookahead.ts';
 import { runBacktest } from '#shared/backtest/run.ts';
 import { DEFAULT_SCENARIO } from '#shared/backtest/scenario.ts';
+import { effectiveLead, LEAD_MAX_SAMPLES } from '#shared/floors/lead-time.ts';
 import type { ForecastPolicy, NoisePolicy, TargetPolicy } from '#shared/policy/schema.ts';
 import { noiseSd } from '#shared/sizing/noise-model.ts';
 import { normal, rng, synthetic } from '../forecast/synthetic.ts';
@@ -45,6 +46,25 @@ describe('ScaleOutClock', () => {
     clock.decided(9, 5, 12 * MIN);
     expect(clock.observe(9, 20 * MIN)).toBe(false);
     expect(clock.samples).toEqual([]);
+  });
+
+  it('says the samples changed only when their durations did: what the measured lead reads', () => {
+    const clock = new ScaleOutClock();
+    const scaleOut = (at: number, minutes: number): boolean => {
+      clock.decided(1, 2, at * MIN);
+      return clock.observe(2, (at + minutes) * MIN);
+    };
+    // Twenty 8-minute scale-outs: each one adds a sample until twenty are kept.
+    for (let i = 0; i < LEAD_MAX_SAMPLES; i++) expect(scaleOut(60 * i, 8)).toBe(true);
+    // The twenty-first replaces the oldest, which took as long: nothing the lead reads moved.
+    expect(scaleOut(60 * LEAD_MAX_SAMPLES, 8)).toBe(false);
+    expect(clock.samples).toHaveLength(LEAD_MAX_SAMPLES);
+    expect(clock.samples[0]!.requestedAt).toBe(60 * MIN);
+    // A slower one does move it.
+    expect(scaleOut(60 * (LEAD_MAX_SAMPLES + 1), 15)).toBe(true);
+    // Nineteen slow ones more: the p90 the lead reads is now 15 minutes, plus the metric delay.
+    for (let i = 2; i <= LEAD_MAX_SAMPLES; i++) scaleOut(60 * (LEAD_MAX_SAMPLES + i), 15);
+    expect(effectiveLead(10, clock.samples).minutes).toBe(16);
   });
 
   it('times each of two overlapping scale-outs', () => {

@@ -23,15 +23,22 @@ export class ScaleOutClock {
     return this.#samples;
   }
 
-  /** Each minute, before deciding: scale-outs whose capacity is now all ready are timed. */
+  /**
+   * Each minute, before deciding: scale-outs whose capacity is now all ready are timed. True when
+   * the samples' durations changed (their count, or the minutes one took): the measured lead
+   * (effectiveLead) reads nothing else, so it is recomputed only then. In the simulator most
+   * scale-outs take the same cold start, and with the newest LEAD_MAX_SAMPLES kept, a new one
+   * usually replaces one that took as long.
+   */
   observe(ready: number, now: number): boolean {
     // Most minutes nothing is served: no array is built for them.
     if (!this.#open.some((o) => o.to <= ready)) return false;
     const served = this.#open.filter((o) => o.to <= ready);
     this.#open = this.#open.filter((o) => o.to > ready);
+    const before = this.#samples;
     for (const o of served)
       this.#samples = addLeadSample(this.#samples, { requestedAt: o.at, servingAt: now });
-    return true;
+    return !sameDurations(before, this.#samples);
   }
 
   /** After deciding: a scale-out opens a timing; a scale-in drops the ones it undid (they never serve). */
@@ -39,4 +46,15 @@ export class ScaleOutClock {
     if (desired > current) this.#open.push({ at: now, to: desired });
     else if (desired < current) this.#open = this.#open.filter((o) => o.to <= desired);
   }
+}
+
+const durations = (samples: readonly LeadSample[]): number[] =>
+  samples.map((s) => s.servingAt - s.requestedAt).sort((a, b) => a - b);
+
+/** Whether two sample lists hold the same durations, whatever their order. */
+function sameDurations(a: readonly LeadSample[], b: readonly LeadSample[]): boolean {
+  if (a.length !== b.length) return false;
+  const x = durations(a);
+  const y = durations(b);
+  return x.every((d, i) => d === y[i]);
 }
