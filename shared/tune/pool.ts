@@ -5,14 +5,16 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
+import { type LookaheadFits, lookaheadMemo } from '../backtest/policies/lookahead.ts';
+import { runBacktest } from '../backtest/run.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
+import type { PolicySummary } from '../backtest/types.ts';
 import { WORKER_YOUNG_GENERATION_MB } from '../backtest/worker-heap.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { candidateTarget } from './candidate.ts';
 import type { StopBound } from './early-stop.ts';
-import { evaluate, type Figures } from './evaluate.ts';
+import { type Evaluated, evaluate, type Figures } from './evaluate.ts';
 import type { Knob, KnobValue } from './knobs.ts';
 import type { Settings } from './search.ts';
 
@@ -30,9 +32,36 @@ export interface EvaluateRequest {
   target?: TargetPolicy;
   /** Stop the run once the candidate can no longer qualify (./early-stop.ts). */
   bound?: StopBound;
+  /** Instead of a training run: `target` run over this whole trace, scored from the split. */
+  heldOut?: HeldOutRun;
 }
 
-export type EvaluateReply = { id: number; figures: Figures | null } | { id: number; error: string };
+/** One held-out run: sent once the search has ended, with the whole trace. */
+export interface HeldOutRun {
+  trace: Trace;
+  scoreFrom: number;
+  policy: Evaluated;
+}
+
+export type EvaluateReply =
+  | { id: number; figures: Figures | null }
+  | { id: number; summary: PolicySummary }
+  | { id: number; error: string };
+
+/**
+ * A held-out run with a thread's memo: the whole trace's forecasts and noise fits whose history
+ * ends inside the training part are those the candidates asked for (the memo's keys name where
+ * a history ends and how long it is, and the minutes before the split are the same), so only
+ * the held-out part's are computed.
+ */
+export const heldOutSummary = (
+  run: HeldOutRun,
+  target: TargetPolicy,
+  options: ScenarioOptions,
+  fits: LookaheadFits,
+): PolicySummary =>
+  runBacktest({ trace: run.trace, target, options, scoreFrom: run.scoreFrom, fits, only: [run.policy] })
+    .policies[0]!.summary;
 
 export interface CandidatePool {
   /**
@@ -47,6 +76,11 @@ export interface CandidatePool {
    * before the search starts instead of paying for them on its first candidate.
    */
   evaluateTarget(target: TargetPolicy): Promise<Figures>;
+  /**
+   * Held-out runs (after the search: `run.trace` is the whole trace), each in a worker with the
+   * forecasts its candidates computed; in the order given.
+   */
+  heldOut(runs: readonly { target: TargetPolicy; run: HeldOutRun }[]): Promise<PolicySummary[]>;
   close(): Promise<void>;
 }
 
@@ -59,6 +93,7 @@ function inThisThread(init: TuneWorkerInit): CandidatePool {
         return target ? evaluate(init.trace, target, init.options, fits, 'governor', bound) : null;
       }),
     evaluateTarget: async (target) => evaluate(init.trace, target, init.options, fits),
+    heldOut: async (runs) => runs.map(({ target, run }) => heldOutSummary(run, target, init.options, fits)),
     close: async () => {},
   };
 }
@@ -76,7 +111,10 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       }),
   );
   let nextId = 0;
-  const waiting = new Map<number, { resolve: (f: Figures | null) => void; reject: (e: Error) => void }>();
+  const waiting = new Map<
+    number,
+    { resolve: (f: Figures | null | PolicySummary) => void; reject: (e: Error) => void }
+  >();
   const idle = [...threads];
   const queue: EvaluateRequest[] = [];
   const pump = () => {
@@ -90,18 +128,30 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       pump();
       if (!w) return;
       if ('error' in reply) w.reject(new Error(reply.error));
-      else w.resolve(reply.figures);
+      else w.resolve('summary' in reply ? reply.summary : reply.figures);
     });
     thread.on('error', (error) => {
       for (const w of waiting.values()) w.reject(error);
       waiting.clear();
     });
   }
-  const send = (settings: Settings, target?: TargetPolicy, bound?: StopBound, signal?: AbortSignal) =>
-    new Promise<Figures | null>((resolve, reject) => {
+  const send = (
+    settings: Settings,
+    target?: TargetPolicy,
+    bound?: StopBound,
+    signal?: AbortSignal,
+    heldOut?: HeldOutRun,
+  ) =>
+    new Promise<Figures | null | PolicySummary>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
-      queue.push({ id, settings: [...settings], ...(target ? { target } : {}), ...(bound ? { bound } : {}) });
+      queue.push({
+        id,
+        settings: [...settings],
+        ...(target ? { target } : {}),
+        ...(bound ? { bound } : {}),
+        ...(heldOut ? { heldOut } : {}),
+      });
       signal?.addEventListener(
         'abort',
         () => {
@@ -117,13 +167,21 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
     });
   return {
     evaluate: (batch, bound, signal) =>
-      Promise.all(batch.map((settings) => send(settings, undefined, bound, signal))),
+      Promise.all(
+        batch.map((settings) => send(settings, undefined, bound, signal) as Promise<Figures | null>),
+      ),
     evaluateTarget: async (target) => {
-      const judged = send(new Map(), target);
+      const judged = send(new Map(), target) as Promise<Figures>;
       // The other idle workers fill their memos with the same run (its figures are not read).
       for (const thread of idle.splice(0)) thread.postMessage({ id: nextId++, settings: [], target });
-      return (await judged)!;
+      return await judged;
     },
+    heldOut: (runs) =>
+      Promise.all(
+        runs.map(
+          ({ target, run }) => send(new Map(), target, undefined, undefined, run) as Promise<PolicySummary>,
+        ),
+      ),
     close: async () => {
       await Promise.all(threads.map((t) => t.terminate()));
     },

@@ -7,17 +7,16 @@
  * the search has ended.
  */
 import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
-import { runBacktest } from '../backtest/run.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
 import type { PolicySummary } from '../backtest/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
 import { candidateTarget } from './candidate.ts';
-import { evaluate, type Figures } from './evaluate.ts';
+import { type Evaluated, evaluate, type Figures } from './evaluate.ts';
 import { type Knob, knobsFor, startValue } from './knobs.ts';
 import { BUDGET_MARGIN, type Goal, goalOf, paretoFront, stopBoundOf } from './objective.ts';
-import { candidatePool } from './pool.ts';
+import { type CandidatePool, candidatePool } from './pool.ts';
 import { type Candidate, type SearchResult, type Settings, search } from './search.ts';
 import { judge, type Verdict } from './verdict.ts';
 
@@ -84,16 +83,25 @@ export class TuneInputError extends Error {
 /** Minutes of training the search needs at least: a day for a forecast, and a day to judge. */
 export const MIN_TRAINING_MINUTES = 2 * 1440;
 
-function heldOut(input: TuneInput, tuned: TargetPolicy, split: number, goal: Goal): HeldOut {
-  const fits = lookaheadMemo();
-  const base = { trace: input.trace, options: input.options, scoreFrom: split, fits };
-  const summary = (target: TargetPolicy, name: 'governor' | 'aws-target-tracking') =>
-    runBacktest({ ...base, target, only: [name] }).policies[0]!.summary;
-  const held = {
-    tuned: summary(tuned, 'governor'),
-    start: summary(input.target, 'governor'),
-    baseline: summary(input.target, 'aws-target-tracking'),
-  };
+/**
+ * The three held-out runs, in the pool once the search has ended: the tuned and the starting
+ * policy each in a worker at once, with the forecasts and noise fits their candidates already
+ * made (only the held-out part's are new), and target tracking after them.
+ */
+async function heldOut(
+  input: TuneInput,
+  pool: CandidatePool,
+  tuned: TargetPolicy,
+  split: number,
+  goal: Goal,
+): Promise<HeldOut> {
+  const run = (policy: Evaluated) => ({ trace: input.trace, scoreFrom: split, policy });
+  const [t, s, b] = await pool.heldOut([
+    { target: tuned, run: run('governor') },
+    { target: input.target, run: run('governor') },
+    { target: input.target, run: run('aws-target-tracking') },
+  ]);
+  const held = { tuned: t!, start: s!, baseline: b! };
   return { from: split, minutes: input.trace.requests.length, ...held, verdict: judge(held, goal) };
 }
 
@@ -127,6 +135,8 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
   );
   let found: SearchResult;
   let goal: Goal;
+  let tuned: TargetPolicy;
+  let held: HeldOut;
   try {
     // The starting policy on the same folds: a tuned policy must be no dearer than it in any
     // fold and no further over the margin (goalOf), so a saving one week that is paid for the
@@ -148,10 +158,12 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
       ...(input.expired ? { expired: input.expired } : {}),
       onBatch: (tried, best) => input.onBatch?.(tried, best, goal),
     });
+    // The search has ended: only now does any thread see the minutes after the split.
+    tuned = candidateTarget(input.raw, found.best.settings, knobs)!;
+    held = await heldOut(input, pool, tuned, split, goal);
   } finally {
     await pool.close();
   }
-  const tuned = candidateTarget(input.raw, found.best.settings, knobs)!;
   return {
     ...found,
     split,
@@ -160,6 +172,6 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     baselineTrain,
     front: paretoFront(found.tried.filter((c) => !c.figures.stopped)),
     tuned,
-    heldOut: heldOut(input, tuned, split, goal),
+    heldOut: held,
   };
 }

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
 import { candidateTarget } from './candidate.ts';
 import { evaluate } from './evaluate.ts';
-import type { EvaluateReply, EvaluateRequest, TuneWorkerInit } from './pool.ts';
+import { type EvaluateReply, type EvaluateRequest, heldOutSummary, type TuneWorkerInit } from './pool.ts';
 
 const init = workerData as TuneWorkerInit;
 const fits = lookaheadMemo();
@@ -15,10 +15,13 @@ parentPort!.on('message', (req: EvaluateRequest) => {
   let reply: EvaluateReply;
   try {
     const target = req.target ?? candidateTarget(init.raw, new Map(req.settings), init.knobs);
-    reply = {
-      id: req.id,
-      figures: target ? evaluate(init.trace, target, init.options, fits, 'governor', req.bound) : null,
-    };
+    if (req.heldOut && target)
+      reply = { id: req.id, summary: heldOutSummary(req.heldOut, target, init.options, fits) };
+    else
+      reply = {
+        id: req.id,
+        figures: target ? evaluate(init.trace, target, init.options, fits, 'governor', req.bound) : null,
+      };
   } catch (error) {
     reply = { id: req.id, error: error instanceof Error ? error.message : String(error) };
   }

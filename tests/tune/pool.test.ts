@@ -1,11 +1,15 @@
 /**
  * The candidate pool's worker threads (shared/tune/pool.ts): a batch the search withdraws gives
  * back what no worker has started (null, never run), while what was sent before it runs as usual;
- * the starting policy's run on the other idle workers (to fill their memos) answers no request.
+ * the starting policy's run on the other idle workers (to fill their memos) answers no request;
+ * the held-out runs in the workers give what a fresh run of the whole trace gives.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
+import { runBacktest } from '#shared/backtest/run.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { sloOf } from '#shared/slo/objective.ts';
+import { candidateTarget } from '#shared/tune/candidate.ts';
 import { knobsFor, startValue } from '#shared/tune/knobs.ts';
 import { goalOf, stopBoundOf } from '#shared/tune/objective.ts';
 import { type CandidatePool, candidatePool } from '#shared/tune/pool.ts';
@@ -60,6 +64,40 @@ describe('the candidate pool', () => {
     );
     expect(await alone.evaluate(batch)).toEqual(figures);
     expect(await alone.evaluateTarget(target)).toEqual(reference);
+  });
+
+  it('runs the held-out part in its workers, with their memos, as a fresh run of the whole trace gives it', async () => {
+    const whole = dailyHistory(4, 5);
+    const split = 3 * 1440 + 360;
+    const training = { ...whole, requests: whole.requests.slice(0, split) };
+    const options = referenceScenario(target);
+    const pool = candidatePool({ trace: training, options, raw, knobs }, 2);
+    pools.push(pool);
+    // The memos hold the training part's forecasts and noise fits, as after a search.
+    await pool.evaluateTarget(target);
+    await pool.evaluate(near(4));
+    const tuned = candidateTarget(raw, near(1)[0]!, knobs)!;
+    const runs = [
+      { target: tuned, run: { trace: whole, scoreFrom: split, policy: 'governor' as const } },
+      { target, run: { trace: whole, scoreFrom: split, policy: 'governor' as const } },
+      { target, run: { trace: whole, scoreFrom: split, policy: 'aws-target-tracking' as const } },
+    ];
+    const fresh = runs.map(
+      ({ target: t, run }) =>
+        runBacktest({
+          trace: whole,
+          target: t,
+          options,
+          scoreFrom: split,
+          fits: lookaheadMemo(),
+          only: [run.policy],
+        }).policies[0]!.summary,
+    );
+    expect(await pool.heldOut(runs)).toEqual(fresh);
+    // In this thread too, one memo for the candidates and the held-out runs.
+    const alone = candidatePool({ trace: training, options, raw, knobs }, 0);
+    await alone.evaluate(near(2));
+    expect(await alone.heldOut(runs)).toEqual(fresh);
   });
 
   it('gives the starting settings, under their own stop bound, the figures of the target as written (tune runs it once)', async () => {
