@@ -7,7 +7,7 @@ import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
 import { attainmentOf, type Objective } from './attainment.ts';
 import { BEST_TARGET_POLICY, closestTarget, savingAtEqualSlo } from './best-target.ts';
-import { plannedForecasts, plannedLead } from './forecast-thread/forecast-plan.ts';
+import { type PlannedForecast, plannedForecasts, plannedLead } from './forecast-thread/forecast-plan.ts';
 import { type ParallelFits, parallelFits } from './forecast-thread/parallel-fits.ts';
 import { buildPolicies, lookaheadOptions, type PolicyName } from './policies/index.ts';
 import type { LookaheadFits } from './policies/lookahead.ts';
@@ -122,16 +122,36 @@ export function runBacktest(input: BacktestInput): BacktestResult {
   }
 }
 
+/** The forecasts the governor policy's run asks for, in order (./forecast-thread/forecast-plan.ts). */
+function planOf(target: TargetPolicy, scenario: ResolvedScenario, workload: Workload): PlannedForecast[] {
+  const options = lookaheadOptions(target, { scenario, work: workload.work });
+  if (!options) return [];
+  const lead = plannedLead(options.leadMinutes, scenario.coldStartMinutes);
+  return plannedForecasts(options, workload.requests, scenario.metricDelayMinutes, lead);
+}
+
+/**
+ * The forecasts a run of the governor policy over this trace will ask for, in order, and the
+ * requests they read: what `governor tune` computes on all its threads at once before its first
+ * run.
+ */
+export function governorForecastPlan(
+  trace: Trace,
+  target: TargetPolicy,
+  options: ScenarioOptions,
+): { plan: PlannedForecast[]; requests: number[] } {
+  const workload = buildWorkload(trace, options);
+  const scenario = buildScenario(workload, options, target.instanceCapacity?.requestsPerMinuteAtSlo);
+  return { plan: planOf(target, scenario, workload), requests: workload.requests };
+}
+
 /** The forecast thread for this run, or null when the run asks for no forecast. */
 function forecastThread(
   target: TargetPolicy,
   scenario: ResolvedScenario,
   workload: Workload,
 ): ParallelFits | null {
-  const options = lookaheadOptions(target, { scenario, work: workload.work });
-  if (!options) return null;
-  const lead = plannedLead(options.leadMinutes, scenario.coldStartMinutes);
-  const plan = plannedForecasts(options, workload.requests, scenario.metricDelayMinutes, lead);
+  const plan = planOf(target, scenario, workload);
   return plan.length > 0 ? parallelFits(plan, workload.requests) : null;
 }
 

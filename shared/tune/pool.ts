@@ -5,8 +5,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Fitted, ForecastShare } from '../backtest/forecast-thread/forecast-plan.ts';
 import { type LookaheadFits, lookaheadMemo } from '../backtest/policies/lookahead.ts';
-import { runBacktest } from '../backtest/run.ts';
+import { governorForecastPlan, runBacktest } from '../backtest/run.ts';
 import type { ScenarioOptions } from '../backtest/scenario.ts';
 import type { Trace } from '../backtest/trace.ts';
 import type { PolicySummary } from '../backtest/types.ts';
@@ -34,6 +35,10 @@ export interface EvaluateRequest {
   bound?: StopBound;
   /** Instead of a training run: `target` run over this whole trace, scored from the split. */
   heldOut?: HeldOutRun;
+  /** Instead of a run: these forecasts of the plan, computed, kept in the memo and sent back. */
+  prefetch?: ForecastShare;
+  /** Instead of a run: forecasts another thread computed, put in this thread's memo. */
+  seed?: Fitted;
 }
 
 /** One held-out run: sent once the search has ended, with the whole trace. */
@@ -46,6 +51,7 @@ export interface HeldOutRun {
 export type EvaluateReply =
   | { id: number; figures: Figures | null }
   | { id: number; summary: PolicySummary }
+  | { id: number; fitted: Fitted }
   | { id: number; error: string };
 
 /**
@@ -71,9 +77,10 @@ export interface CandidatePool {
    */
   evaluate(batch: readonly Settings[], bound?: StopBound, signal?: AbortSignal): Promise<(Figures | null)[]>;
   /**
-   * One target as written (the starting policy), in a worker like the candidates; every other
-   * idle worker runs it too, unjudged, so each has the forecasts and noise fits in its memo
-   * before the search starts instead of paying for them on its first candidate.
+   * One target as written (the starting policy), in a worker like the candidates. First the idle
+   * workers compute the forecasts it will ask for between them and share them; then every other
+   * idle worker runs it too, unjudged, so each has its noise fits in its memo (and its code
+   * compiled) before the search starts instead of paying for them on its first candidate.
    */
   evaluateTarget(target: TargetPolicy): Promise<Figures>;
   /**
@@ -111,10 +118,8 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       }),
   );
   let nextId = 0;
-  const waiting = new Map<
-    number,
-    { resolve: (f: Figures | null | PolicySummary) => void; reject: (e: Error) => void }
-  >();
+  type Answer = Figures | null | PolicySummary | Fitted;
+  const waiting = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>();
   const idle = [...threads];
   const queue: EvaluateRequest[] = [];
   const pump = () => {
@@ -128,7 +133,7 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       pump();
       if (!w) return;
       if ('error' in reply) w.reject(new Error(reply.error));
-      else w.resolve('summary' in reply ? reply.summary : reply.figures);
+      else w.resolve('summary' in reply ? reply.summary : 'fitted' in reply ? reply.fitted : reply.figures);
     });
     thread.on('error', (error) => {
       for (const w of waiting.values()) w.reject(error);
@@ -142,7 +147,7 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
     signal?: AbortSignal,
     heldOut?: HeldOutRun,
   ) =>
-    new Promise<Figures | null | PolicySummary>((resolve, reject) => {
+    new Promise<Answer>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       queue.push({
@@ -165,12 +170,43 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       );
       pump();
     });
+  /** To one thread, now: a prefetch or seed request, answered before anything queued after it. */
+  const direct = (thread: Worker, request: Omit<EvaluateRequest, 'id' | 'settings'>) =>
+    new Promise<Answer>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      const at = idle.indexOf(thread);
+      if (at >= 0) idle.splice(at, 1);
+      thread.postMessage({ id, settings: [], ...request });
+    });
+  /**
+   * Before the starting policy's first run: the forecasts it will ask for (the plan a dry run of
+   * its look-ahead lists, shared/backtest/run.ts governorForecastPlan), split among the idle
+   * threads and computed at once, each thread then given the others' (it keeps its own); each
+   * thread otherwise computed every one itself. A candidate asks for the same forecasts unless
+   * its knobs move the horizon, and those it computes as before. The noise fits are left to the
+   * run: it fits them from levels it keeps minute by minute, cheaper than a fit from scratch.
+   */
+  const shareForecasts = async (target: TargetPolicy) => {
+    const { plan, requests } = governorForecastPlan(init.trace, target, init.options);
+    const helpers = idle.slice();
+    if (plan.length === 0 || helpers.length < 2) return;
+    const parts = (await Promise.all(
+      helpers.map((thread, i) =>
+        direct(thread, { prefetch: { plan: plan.filter((_, k) => k % helpers.length === i), requests } }),
+      ),
+    )) as Fitted[];
+    await Promise.all(
+      helpers.map((thread, i) => direct(thread, { seed: parts.filter((_, j) => j !== i).flat() })),
+    );
+  };
   return {
     evaluate: (batch, bound, signal) =>
       Promise.all(
         batch.map((settings) => send(settings, undefined, bound, signal) as Promise<Figures | null>),
       ),
     evaluateTarget: async (target) => {
+      await shareForecasts(target);
       const judged = send(new Map(), target) as Promise<Figures>;
       // The other idle workers fill their memos with the same run (its figures are not read).
       for (const thread of idle.splice(0)) thread.postMessage({ id: nextId++, settings: [], target });

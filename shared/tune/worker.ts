@@ -3,6 +3,7 @@
  * noise fits, and evaluates the candidates it is sent, a batch at a time (./pool.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { prefetched, seedMemo } from '../backtest/forecast-thread/forecast-plan.ts';
 import { lookaheadMemo } from '../backtest/policies/lookahead.ts';
 import { candidateTarget } from './candidate.ts';
 import { evaluate } from './evaluate.ts';
@@ -14,6 +15,17 @@ const fits = lookaheadMemo();
 parentPort!.on('message', (req: EvaluateRequest) => {
   let reply: EvaluateReply;
   try {
+    if (req.prefetch) {
+      const fitted = prefetched(req.prefetch);
+      seedMemo(fits, fitted);
+      parentPort!.postMessage({ id: req.id, fitted });
+      return;
+    }
+    if (req.seed) {
+      seedMemo(fits, req.seed);
+      parentPort!.postMessage({ id: req.id, figures: null });
+      return;
+    }
     const target = req.target ?? candidateTarget(init.raw, new Map(req.settings), init.knobs);
     if (req.heldOut && target)
       reply = { id: req.id, summary: heldOutSummary(req.heldOut, target, init.options, fits) };

@@ -2,11 +2,14 @@
  * The candidate pool's worker threads (shared/tune/pool.ts): a batch the search withdraws gives
  * back what no worker has started (null, never run), while what was sent before it runs as usual;
  * the starting policy's run on the other idle workers (to fill their memos) answers no request;
- * the held-out runs in the workers give what a fresh run of the whole trace gives.
+ * the forecasts the threads share before the first run are those each would compute; the
+ * held-out runs in the workers give what a fresh run of the whole trace gives.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { prefetched, seedMemo } from '#shared/backtest/forecast-thread/forecast-plan.ts';
+import { DeliveredWindow } from '#shared/backtest/policies/delivered-window.ts';
 import { lookaheadMemo } from '#shared/backtest/policies/lookahead.ts';
-import { runBacktest } from '#shared/backtest/run.ts';
+import { governorForecastPlan, runBacktest } from '#shared/backtest/run.ts';
 import { referenceScenario } from '#shared/backtest/scenario.ts';
 import { sloOf } from '#shared/slo/objective.ts';
 import { candidateTarget } from '#shared/tune/candidate.ts';
@@ -64,6 +67,24 @@ describe('the candidate pool', () => {
     );
     expect(await alone.evaluate(batch)).toEqual(figures);
     expect(await alone.evaluateTarget(target)).toEqual(reference);
+  });
+
+  it("shares the starting policy's planned forecasts: a memo seeded with another thread's answers with them, equal to its own", () => {
+    const trace = dailyHistory(3, 7);
+    const options = referenceScenario(target);
+    const { plan, requests } = governorForecastPlan(trace, target, options);
+    expect(plan.length).toBeGreaterThan(5);
+    const half = plan.filter((_, k) => k % 2 === 1);
+    const fitted = prefetched({ plan: half, requests });
+    const seeded = lookaheadMemo();
+    seedMemo(seeded, fitted);
+    const own = lookaheadMemo();
+    for (const [i, { from, to, options: o }] of half.entries()) {
+      const window = new DeliveredWindow(requests, from, to);
+      // The seeded object itself (not computed again), and what this thread would have computed.
+      expect(seeded.forecast(window, o)).toBe(fitted[i]!.result);
+      expect(seeded.forecast(window, o)).toEqual(own.forecast(window, o));
+    }
   });
 
   it('runs the held-out part in its workers, with their memos, as a fresh run of the whole trace gives it', async () => {

@@ -12,9 +12,15 @@
  * A forecast asked for with another lead is not in the plan and is computed where it is asked.
  */
 import { effectiveLead, LEAD_MIN_SAMPLES } from '../../floors/lead-time.ts';
-import type { ForecastOptions } from '../../forecast/types.ts';
+import { forecast } from '../../forecast/forecast.ts';
+import type { ForecastOptions, ForecastResult } from '../../forecast/types.ts';
 import type { MetricsView } from '../metrics.ts';
-import { Lookahead, type LookaheadFits, type LookaheadOptions } from '../policies/lookahead.ts';
+import {
+  Lookahead,
+  type LookaheadFits,
+  type LookaheadMemo,
+  type LookaheadOptions,
+} from '../policies/lookahead.ts';
 
 /** One forecast of the plan: the delivered minutes [from, to) it reads, and its options. */
 export interface PlannedForecast {
@@ -80,4 +86,32 @@ export function plannedForecasts(
     dry.update(view, m);
   }
   return plan;
+}
+
+/**
+ * Forecasts of a plan to compute, on these requests: a share of one (`governor tune`'s threads
+ * split the starting policy's among them, shared/tune/pool.ts).
+ */
+export interface ForecastShare {
+  plan: PlannedForecast[];
+  requests: number[];
+}
+
+/** Forecasts of the plan, computed: a null result threw (the run meets the same error where it asks). */
+export type Fitted = { plan: PlannedForecast; result: ForecastResult | null }[];
+
+/** The share's forecasts, each as the memo computes it (forecast() of the same minutes). */
+export const prefetched = ({ plan, requests }: ForecastShare): Fitted =>
+  plan.map((p) => {
+    try {
+      return { plan: p, result: forecast(requests.slice(p.from, p.to), p.options) };
+    } catch {
+      return { plan: p, result: null };
+    }
+  });
+
+/** Puts forecasts computed elsewhere in a memo (one that threw is left to the run). */
+export function seedMemo(memo: LookaheadMemo, fitted: Fitted): void {
+  for (const { plan, result } of fitted)
+    if (result) memo.seedForecast(plan.to - plan.from, plan.options, result);
 }

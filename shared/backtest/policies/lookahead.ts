@@ -76,19 +76,34 @@ export const DIRECT_FITS: LookaheadFits = {
   levelNoise: (history, levelMinutes, levels) => fitLevelNoise(history.values(), levelMinutes, levels?.()),
 };
 
+/** A memo that also takes forecasts computed elsewhere (another thread's) for the same trace. */
+export interface LookaheadMemo extends LookaheadFits {
+  /** The forecast of the `length` minutes before options.origin, as forecast() gave it. */
+  seedForecast(
+    length: number,
+    options: Parameters<typeof forecast>[1],
+    result: ReturnType<typeof forecast>,
+  ): void;
+}
+
 /**
  * Fits computed once per trace: a forecast keyed by origin, horizon, history length and day
  * start; a noise model by the history's length and end, and the level window (for one trace
  * the history is fixed by where it ends and how long it is).
  */
-export function lookaheadMemo(): LookaheadFits {
+export function lookaheadMemo(): LookaheadMemo {
   const forecasts = new Map<string, ReturnType<typeof forecast>>();
   const noises = new Map<string, NoiseModel | null>();
+  const keyOf = (length: number, o: Parameters<typeof forecast>[1]) =>
+    `${o.origin}|${o.horizonMinutes}|${length}|${o.dayStartMinute}|${o.stepMinutes}`;
   return {
     forecast: (history, options, params) => {
-      const key = `${options.origin}|${options.horizonMinutes}|${history.length}|${options.dayStartMinute}|${options.stepMinutes}`;
+      const key = keyOf(history.length, options);
       if (!forecasts.has(key)) forecasts.set(key, forecast(history.values(), options, params));
       return forecasts.get(key)!;
+    },
+    seedForecast: (length, options, result) => {
+      forecasts.set(keyOf(length, options), result);
     },
     levelNoise: (history, levelMinutes, levels) => {
       const key = `${history.to}|${history.length}|${levelMinutes}`;
