@@ -7,31 +7,36 @@
 import type { ActivationMetric, Reading, SignalSnapshot } from '../../engine/types.ts';
 import type { MetricName, TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
-import type { Datapoint } from '../metrics.ts';
+import type { MetricsView } from '../metrics.ts';
 import type { FleetView } from './types.ts';
 
-/** How each engine metric reads off a datapoint, in the policy's units (k scales requests). */
-const READERS: Partial<Record<MetricName, (d: Datapoint, k: number) => number>> = {
-  invocationsPerInstance: (d, k) => d.invocationsPerInstance * k,
-  gpuUtilization: (d) => d.gpuUtilization,
-  queueDepthPerInstance: (d, k) => d.queueDepthPerInstance * k,
-  concurrencyPerInstance: (d, k) => d.concurrencyPerInstance * k,
-  p95LatencyMs: (d) => d.p95LatencyMs,
-  p99LatencyMs: (d) => d.p99LatencyMs,
+/**
+ * How each engine metric reads off datapoint i of the feed, in the policy's units (k scales
+ * requests): one field at a time, no datapoint object built per simulated minute.
+ */
+type Read = (m: MetricsView, i: number, k: number) => number;
+const READERS: Partial<Record<MetricName, Read>> = {
+  invocationsPerInstance: (m, i, k) => m.valueAt(i, 'invocationsPerInstance') * k,
+  gpuUtilization: (m, i) => m.valueAt(i, 'gpuUtilization'),
+  queueDepthPerInstance: (m, i, k) => m.valueAt(i, 'queueDepthPerInstance') * k,
+  concurrencyPerInstance: (m, i, k) => m.valueAt(i, 'concurrencyPerInstance') * k,
+  p95LatencyMs: (m, i) => m.valueAt(i, 'p95LatencyMs'),
+  p99LatencyMs: (m, i) => m.valueAt(i, 'p99LatencyMs'),
 };
 
 /** Metrics the simulator does not model: a policy using them reads them as missing. */
 export const UNSIMULATED_METRICS: readonly MetricName[] = ['gpuMemoryUtilization'];
 
-const ACTIVATION: Record<ActivationMetric, (d: Datapoint, k: number) => number> = {
-  invocations: (d, k) => d.requests * k,
-  queueDepth: (d, k) => d.queueDepth * k,
-  concurrency: (d, k) => d.concurrencyPerInstance * d.ready * k,
+const ACTIVATION: Record<ActivationMetric, Read> = {
+  invocations: (m, i, k) => m.valueAt(i, 'requests') * k,
+  queueDepth: (m, i, k) => m.valueAt(i, 'queueDepth') * k,
+  concurrency: (m, i, k) => m.valueAt(i, 'concurrencyPerInstance') * m.valueAt(i, 'ready') * k,
 };
 
-function reading(value: number, d: Datapoint, basis: boolean): Reading | undefined {
+/** A reading of the datapoint at `timestamp`; with a basis, the ready count of its minute. */
+function reading(value: number, timestamp: number, basis: number | null): Reading | undefined {
   if (!Number.isFinite(value)) return undefined;
-  return basis ? { value, timestamp: d.timestamp, basis: d.ready } : { value, timestamp: d.timestamp };
+  return basis !== null ? { value, timestamp, basis } : { value, timestamp };
 }
 
 /**
@@ -51,8 +56,8 @@ export function snapshotFrom(
 
 /** How a target's signals and activation read off a datapoint: the same for every minute of a run. */
 export interface Readers {
-  signals: { metric: MetricName; read: (d: Datapoint, k: number) => number }[];
-  activation: { metric: ActivationMetric; read: (d: Datapoint, k: number) => number } | null;
+  signals: { metric: MetricName; read: Read }[];
+  activation: { metric: ActivationMetric; read: Read } | null;
 }
 
 export function readersOf(target: TargetPolicy): Readers {
@@ -76,16 +81,19 @@ export function snapshotWith(
     capacity: { desired: view.ready + view.pending, ready: view.ready },
     readings: {},
   };
-  const d = view.metrics.latest();
-  if (!d) return snapshot;
-  const basis = readsBasis && d.requests > 0 && d.ready > 0;
+  const m = view.metrics;
+  if (m.count === 0) return snapshot;
+  const i = m.count - 1;
+  const timestamp = m.valueAt(i, 'timestamp');
+  const ready = m.valueAt(i, 'ready');
+  const basis = readsBasis && m.valueAt(i, 'requests') > 0 && ready > 0 ? ready : null;
   for (const s of readers.signals) {
-    const r = reading(s.read(d, k), d, basis);
+    const r = reading(s.read(m, i, k), timestamp, basis);
     if (r) snapshot.readings[s.metric] = r;
   }
   const a = readers.activation;
   if (a) {
-    const r = reading(a.read(d, k), d, false);
+    const r = reading(a.read(m, i, k), timestamp, null);
     if (r) snapshot.activation = { [a.metric]: r };
   }
   return snapshot;
