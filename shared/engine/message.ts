@@ -117,6 +117,8 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     `the error budget burns ${burn(d.headroom?.fastBurn)} as fast as the objective allows over the fast window (${burn(d.headroom?.slowBurn)} over the slow one), so load targets stand at ${factor(d)} of the policy's`,
   BudgetSpare: (d) =>
     `the error budget is spare (${Math.round((d.headroom?.remaining ?? 0) * 100)} % left, burning ${burn(d.headroom?.fastBurn)}), so load targets stand at ${factor(d)} of the policy's`,
+  SpareRoomClosed: (d) =>
+    `the error budget's spare room narrowed (a burn window burns, or the pace rose toward its limit), so load targets are back at ${factor(d)} of the policy's`,
   BudgetExhausted: (d) =>
     `the error budget is spent, so load targets stand at ${factor(d)} of the policy's, the most headroom it allows`,
   ForecastConfident: (d) => {

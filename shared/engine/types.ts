@@ -157,6 +157,7 @@ export const REASON_CODES = [
   'BudgetBurning',
   'BudgetSpare',
   'BudgetExhausted',
+  'SpareRoomClosed',
   'ForecastConfident',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

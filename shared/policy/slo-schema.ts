@@ -69,6 +69,49 @@ export const ForecastRoomSchema = z
   })
   .strict();
 
+/**
+ * Room beyond the written targets while the error budget has been barely spent
+ * (shared/slo/control.ts spareCap): the control may loosen past maxTargetFactor, up to
+ * maxFactor, in proportion to how far the window's pace is below belowPace and to the days of
+ * SLI readings (none in the first day, all from evidenceDays on), and only while both burn
+ * windows are calm. The moment a window burns, or the pace nears belowPace, the room shrinks and
+ * the factor comes back with it.
+ */
+export const SpareRoomSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Go leaner than written while the error budget has been barely spent (docs/slo.md, "The spare room"). false: never past maxTargetFactor.',
+      ),
+    maxFactor: z
+      .number()
+      .min(1)
+      .max(2)
+      .default(1.5)
+      .describe(
+        'The leanest the spare room goes: load targets times at most this (1.5: 75 becomes 112.5, 94 % of a 120 SLO capacity), reached only with a pace of 0 over evidenceDays.',
+      ),
+    belowPace: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.25)
+      .describe(
+        "The pace (the window's burn rate: 1 spends exactly the budget) below which there is room: all of it at 0, none at belowPace. 0.25: spend beyond the written targets only while under a quarter of the budget's rate is used.",
+      ),
+    evidenceDays: z
+      .number()
+      .min(2)
+      .max(90)
+      .default(7)
+      .describe(
+        'Days of SLI readings before the room is whole: none in the first day, growing to all of it at evidenceDays (a week of a daily and weekly cycle).',
+      ),
+  })
+  .strict();
+
 /** How the error budget moves headroom: the bounds, the burn-rate windows and the damping. */
 export const SloControlSchema = z
   .object({
@@ -158,6 +201,9 @@ export const SloControlSchema = z
     forecastRoom: ForecastRoomSchema.default(ForecastRoomSchema.parse({})).describe(
       "Room that follows the forecast's measured accuracy while the budget is healthy (docs/slo.md).",
     ),
+    spareRoom: SpareRoomSchema.default(SpareRoomSchema.parse({})).describe(
+      'Room beyond maxTargetFactor while the error budget has been barely spent for days (docs/slo.md).',
+    ),
   })
   .strict();
 
@@ -182,3 +228,4 @@ export type Slo = z.infer<typeof SloSchema>;
 export type SloObjective = z.infer<typeof SloObjectiveSchema>;
 export type SloControl = z.infer<typeof SloControlSchema>;
 export type ForecastRoom = z.infer<typeof ForecastRoomSchema>;
+export type SpareRoom = z.infer<typeof SpareRoomSchema>;

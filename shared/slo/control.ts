@@ -15,7 +15,12 @@
  *   the share of the budget already spent, at least freshStepShare. A fresh window's stray bad
  *   minute costs freshStepShare of a step (0.4); one nearly spent, or a level shift, the full one;
  * - spare (the fast window calm, the pace below spendTarget): up by loosenStep, at most once per
- *   loosenEveryMinutes, never past maxTargetFactor;
+ *   loosenEveryMinutes, never past maxTargetFactor, or past it into the spare room while the
+ *   budget has been barely spent for days (spareCap: up to spareRoom.maxFactor, in proportion to
+ *   how far the pace is below spareRoom.belowPace and to the days of readings, only while both
+ *   burn windows are calm);
+ * - the spare room narrowed below the factor (a window burned, the pace rose): back down to it at
+ *   once (SpareRoomClosed);
  * - otherwise it holds (BudgetSteady), as it does with no SLI reading (SloNoData).
  *
  * Worked example, 99.5 % of minutes, defaults: one bad minute in the last hour is a fast burn of
@@ -41,6 +46,7 @@ export const HEADROOM_REASONS = [
   'BudgetBurning',
   'BudgetSpare',
   'BudgetExhausted',
+  'SpareRoomClosed',
   'BudgetSteady',
   'SloNoData',
 ] as const;
@@ -70,7 +76,32 @@ export interface HeadroomDecision {
 /** The most the fast burn rate multiplies tightenStep by. */
 const MAX_BURN_WEIGHT = 3;
 
-const clamp = (x: number, c: SloControl) => Math.min(c.maxTargetFactor, Math.max(c.minTargetFactor, x));
+const clamp = (x: number, c: SloControl, cap = c.maxTargetFactor) =>
+  Math.min(cap, Math.max(c.minTargetFactor, x));
+const DAY_MINUTES = 1440;
+
+/**
+ * The leanest the factor may stand now: maxTargetFactor, and beyond it the spare room while the
+ * error budget has been barely spent. The room is spareRoom.maxFactor - maxTargetFactor times
+ * two shares: how far the window's pace is below spareRoom.belowPace (all of it at a pace of 0,
+ * none at belowPace), and the days of SLI readings (none in the first day, all from evidenceDays
+ * on). None while either burn window burns (a bad minute in the last hour is a fast burn of 3.3
+ * at 99.5 %). Worked example, defaults (1.5, 0.25, 7 days): ten days at 99.98 % is a pace of
+ * 0.04, a share of 0.84, and a cap of 1 + 0.5 x 0.84 = 1.42; at 99.95 % (pace 0.1), 1.3; on the
+ * fourth day at 99.98 %, 1 + 0.5 x 0.84 x 0.5 = 1.21. Pure; non-increasing in the pace.
+ */
+export function spareCap(status: BudgetStatus, c: SloControl): number {
+  const s = c.spareRoom;
+  const base = c.maxTargetFactor;
+  if (!s.enabled || s.maxFactor <= base) return base;
+  const calm =
+    status.fastBurn !== null && status.fastBurn < 1 && status.slowBurn !== null && status.slowBurn < 1;
+  if (!calm) return base;
+  const days = (status.window.observed - DAY_MINUTES) / ((s.evidenceDays - 1) * DAY_MINUTES);
+  const evidence = Math.min(1, Math.max(0, days));
+  const room = Math.max(0, 1 - status.pace / s.belowPace);
+  return base + (s.maxFactor - base) * evidence * room;
+}
 const f2 = (x: number) => x.toFixed(2);
 const burnText = (x: number | null) => (x === null ? 'no reading' : `${x.toFixed(1)}x`);
 const since = (at: number | null | undefined, now: number, minutes: number) =>
@@ -98,6 +129,8 @@ class Decided implements HeadroomDecision {
   readonly #control: SloControl;
   /** The share of a full tightening step taken (1 while the burn pages). */
   readonly #share: number;
+  /** The leanest the factor could stand (spareCap). */
+  readonly #cap: number;
 
   constructor(
     factor: number,
@@ -107,6 +140,7 @@ class Decided implements HeadroomDecision {
     status: BudgetStatus,
     control: SloControl,
     share = 1,
+    cap = control.maxTargetFactor,
   ) {
     this.factor = factor;
     this.reason = reason;
@@ -115,6 +149,7 @@ class Decided implements HeadroomDecision {
     this.#status = status;
     this.#control = control;
     this.#share = share;
+    this.#cap = cap;
   }
 
   get message(): string {
@@ -136,7 +171,11 @@ class Decided implements HeadroomDecision {
         return `error budget burning (${burns}): headroom up, load targets at ${f2(factor)}x (was ${f2(this.#was)}x; ${step})`;
       }
       case 'BudgetSpare':
-        return `error budget spare (${burns}): headroom down, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
+        return factor > this.#control.maxTargetFactor
+          ? `error budget barely spent (${burns}): headroom down past the targets as written, load targets at ${f2(factor)}x (was ${f2(this.#was)}x; spare room up to ${f2(this.#cap)}x)`
+          : `error budget spare (${burns}): headroom down, load targets at ${f2(factor)}x (was ${f2(this.#was)}x)`;
+      case 'SpareRoomClosed':
+        return `spare room narrowed to ${f2(this.#cap)}x (${burns}): load targets back to ${f2(factor)}x (was ${f2(this.#was)}x)`;
       default:
         return `error budget steady (${burns}): load targets held at ${f2(factor)}x`;
     }
@@ -155,9 +194,15 @@ export function tighteningShare(status: BudgetStatus, c: SloControl): number {
 export function controlHeadroom(prev: HeadroomState | undefined, input: HeadroomInput): HeadroomDecision {
   const { status, newBad, control: c, now } = input;
   const before = prev ?? initialHeadroom();
-  const factor = clamp(before.factor, c);
-  const decided = (next: number, reason: HeadroomReason, state: HeadroomState, share = 1): HeadroomDecision =>
-    new Decided(next, reason, state, factor, status, c, share);
+  const cap = spareCap(status, c);
+  const factor = clamp(before.factor, c, cap);
+  const decided = (
+    next: number,
+    reason: HeadroomReason,
+    state: HeadroomState,
+    share = 1,
+    was = factor,
+  ): HeadroomDecision => new Decided(next, reason, state, was, status, c, share, cap);
   // Held: the state before, as it was (a new object only when the bounds moved its factor).
   const hold = (reason: HeadroomReason): HeadroomDecision =>
     decided(factor, reason, before.factor === factor ? before : { ...before, factor });
@@ -169,12 +214,15 @@ export function controlHeadroom(prev: HeadroomState | undefined, input: Headroom
   const burning = newBad > 0 && fast > 1 && status.pace > c.spendTarget;
   if (burning && since(before.lastTightenAt, now, c.tightenEveryMinutes) && factor > c.minTargetFactor) {
     const share = tighteningShare(status, c);
-    const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast) * share), c);
+    const next = clamp(factor * (1 - c.tightenStep * Math.min(MAX_BURN_WEIGHT, fast) * share), c, cap);
     return decided(next, 'BudgetBurning', { ...before, factor: next, lastTightenAt: now }, share);
   }
+  // The factor stood in the spare room and the room shrank below it: back down at once.
+  if (before.factor > c.maxTargetFactor && factor < before.factor)
+    return decided(factor, 'SpareRoomClosed', { ...before, factor }, 1, before.factor);
   const spare = fast < 1 && status.pace < c.spendTarget;
-  if (spare && since(before.lastLoosenAt, now, c.loosenEveryMinutes) && factor < c.maxTargetFactor) {
-    const next = clamp(factor * (1 + c.loosenStep), c);
+  if (spare && since(before.lastLoosenAt, now, c.loosenEveryMinutes) && factor < cap) {
+    const next = clamp(factor * (1 + c.loosenStep), c, cap);
     return decided(next, 'BudgetSpare', { ...before, factor: next, lastLoosenAt: now });
   }
   return hold('BudgetSteady');

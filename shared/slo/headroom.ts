@@ -43,7 +43,10 @@ const NO_REASONS: readonly ReasonCode[] = Object.freeze([]);
  */
 export function headroomReasons(h: HeadroomDecision, room?: RoomDecision): readonly ReasonCode[] {
   const r = h.reason;
-  const moved = r === 'BudgetBurning' || r === 'BudgetSpare' || r === 'BudgetExhausted' ? r : null;
+  const moved =
+    r === 'BudgetBurning' || r === 'BudgetSpare' || r === 'BudgetExhausted' || r === 'SpareRoomClosed'
+      ? r
+      : null;
   if (!moved && !room?.opened) return NO_REASONS;
   const reasons: ReasonCode[] = [];
   if (moved) reasons.push(moved);

@@ -369,6 +369,7 @@ describe('decision sentences', () => {
       'BudgetBurning',
       'BudgetSpare',
       'BudgetExhausted',
+      'SpareRoomClosed',
       'ForecastConfident',
     ]);
     expect(REASON_CODES.filter((code) => !reached.has(code) && !aroundDecide.has(code))).toEqual([]);

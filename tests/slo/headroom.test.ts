@@ -106,6 +106,26 @@ describe('a decision under the error budget', () => {
     );
   });
 
+  it('a spare room that narrowed adds its reason and says the targets are back', () => {
+    // The factor stood in the spare room (1.3); a bad minute in the fast window shuts it.
+    const s = status({
+      fastBurn: 3.3,
+      pace: 0.1,
+      remaining: 0.95,
+      window: { observed: 10 * 1440, bad: 5, requests: 0, badRequests: 0 },
+    });
+    const h = controlHeadroom(
+      { factor: 1.3, lastLoosenAt: null, lastTightenAt: null },
+      { status: s, newBad: 1, control: C, now: T0 },
+    );
+    expect([h.reason, h.factor]).toEqual(['SpareRoomClosed', 1]);
+    const d = annotateDecision(decide(undefined, snapshot, target, T0), h, s, target).decision;
+    expect(d.reasons.at(-1)).toBe('SpareRoomClosed');
+    expect(d.message).toContain(
+      "the error budget's spare room narrowed (a burn window burns, or the pace rose toward its limit), so load targets are back at 1.00x of the policy's",
+    );
+  });
+
   it('a steady budget leaves the reasons and sentence as decide() made them', () => {
     const s = status({ fastBurn: 0.5, pace: 0.9 });
     const h = controlHeadroom(undefined, { status: s, newBad: 0, control: C, now: T0 });
