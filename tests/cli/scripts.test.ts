@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EASY_MINUTES, easyRates, easyTraffic } from '../../scripts/easy-traffic.ts';
 import { yearTrace, yearTraceCsv } from '../../scripts/year-trace.ts';
 import { motoGate } from '../support/moto.ts';
 
@@ -72,6 +73,12 @@ describe('every script says how to run it, and refuses what it cannot read in on
       synopsis: 'node scripts/mix-variants.ts TRACE.csv',
       wrong: [resolve('traces/nasa_http_1995_jul_per_minute.csv'), '--zones', '4'],
       says: '--zones must be a whole number from 1 to 3, got "4"',
+    },
+    {
+      file: 'scripts/easy-traffic.ts',
+      synopsis: 'node scripts/easy-traffic.ts [FOLDER]',
+      wrong: ['a', 'b'],
+      says: "takes at most 1 argument, got also 'b'",
     },
     {
       file: 'scripts/smooth-shifts.ts',
@@ -152,6 +159,34 @@ describe('every script says how to run it, and refuses what it cannot read in on
           .slice(0, 14 * 1440)
           .map((x) => Math.round(x)),
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('easy-traffic writes its seven traces, three weeks each, Poisson counts around the rates it describes, the same files every time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-easy-'));
+    try {
+      const run = spawnSync(NODE, ['scripts/easy-traffic.ts', dir], { encoding: 'utf8' });
+      expect(run.status).toBe(0);
+      const names = ['diurnal', 'flash', 'growth', 'on-off', 'sparse', 'step-up', 'wobbly'];
+      expect(readdirSync(dir).sort()).toEqual(names.map((n) => `${n}.csv`));
+      const traces = new Map(easyTraffic());
+      const rates = new Map(easyRates());
+      for (const name of names) {
+        const lines = readFileSync(join(dir, `${name}.csv`), 'utf8')
+          .trim()
+          .split('\n');
+        expect(lines).toHaveLength(1 + EASY_MINUTES);
+        expect(lines.slice(1).map((l) => Number(l.split(',')[1]))).toEqual(traces.get(name));
+        // Counts around their rates: the day's total within 1 % of its rates' where it is large.
+        const day = (xs: readonly number[]) => xs.slice(2 * 1440, 3 * 1440).reduce((a, b) => a + b, 0);
+        const expected = day(rates.get(name)!);
+        if (expected > 1e5) expect(Math.abs(day(traces.get(name)!) / expected - 1)).toBeLessThan(0.01);
+      }
+      // The step: three times the level from day 12 on (the day's total, before and after).
+      const step = rates.get('step-up')!;
+      expect(step[12 * 1440 + 600]! / step[11 * 1440 + 600]!).toBeCloseTo(3, 12);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
