@@ -264,6 +264,26 @@ describe('the stored error budget', () => {
     expect(record.inputs.slo).toMatchObject({ observedMinutes: 241, badMinutes: 240, atRisk: true });
   });
 
+  it('ten clean days (events/state/slo-spare.json, the factor at 1.3 in the spare room) lean further, and one bad minute brings the written targets back', async () => {
+    const { steps } = await replay([GOOD(), BAD], POLICY(), stateFile('slo-spare'));
+    const [clean, bad] = steps.map((s) => s.record);
+    // Ten days of good minutes: a pace of 0, so the room is whole (spareRoom.maxFactor 1.5); the
+    // control loosens one step, as any spare budget does.
+    expect(clean!.decision).toMatchObject({
+      reasons: expect.arrayContaining(['BudgetSpare']),
+      headroom: { reason: 'BudgetSpare', factor: expect.closeTo(1.3 * 1.01, 9), remaining: 1 },
+    });
+    expect(clean!.decision!.message).toContain("so load targets stand at 1.31x of the policy's");
+    expect(clean!.inputs.slo).toMatchObject({ observedMinutes: 10 * 1440 + 1, badMinutes: 0 });
+    // A bad minute is a fast burn of 1 in 60 over 0.005 (3.3): the room shuts that minute.
+    expect(bad!.decision).toMatchObject({
+      reasons: expect.arrayContaining(['SpareRoomClosed']),
+      headroom: { reason: 'SpareRoomClosed', factor: 1 },
+    });
+    expect(bad!.decision!.message).toContain("the error budget's spare room narrowed");
+    expect(decodeState(steps[1]!.item).slo?.headroom.factor).toBe(1);
+  });
+
   it('an item written before the control (events/state/noise.json) loads, and its claim adds the ledger and keeps the rest', async () => {
     const item = stateFile('noise');
     const { h, steps } = await replay(ONE, POLICY(), item);
