@@ -39,7 +39,11 @@ function sloText(s: SloSummary): string {
   const burns = [
     s.fastBurn === null ? null : `fast burn ${s.fastBurn.toFixed(2)}`,
     s.slowBurn === null ? null : `slow burn ${s.slowBurn.toFixed(2)}`,
-    s.headroomFactor === null ? null : `headroom factor ${s.headroomFactor}`,
+    s.headroomFactor === null
+      ? null
+      : s.spareRoom
+        ? `headroom factor ${s.headroomFactor} (spare room: leaner than written while the budget goes unspent)`
+        : `headroom factor ${s.headroomFactor}`,
     s.forecastRoom === null
       ? null
       : `forecast room open: targets at ${s.forecastRoom.factor.toFixed(2)}x (band ${pct(s.forecastRoom.bandRatio - 1)})`,

@@ -110,6 +110,8 @@ export interface SloSummary {
   headroomFactor: number | null;
   /** The forecast room's factor now, from the floor step's band, when it opens above headroomFactor; else null. */
   forecastRoom: { factor: number; bandRatio: number } | null;
+  /** The stored factor stands past maxTargetFactor: in the spare room (shared/slo/control.ts spareCap). */
+  spareRoom: boolean;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -153,6 +155,7 @@ export function sloSummary(
     slowBurn: status.slowBurn,
     headroomFactor: stored?.headroom.factor ?? null,
     forecastRoom: roomNow(t, slo.control, stored?.headroom.factor ?? 1, floor, status),
+    spareRoom: slo.control != null && (stored?.headroom.factor ?? 1) > slo.control.maxTargetFactor,
   };
 }
 

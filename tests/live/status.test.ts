@@ -139,6 +139,29 @@ describe('governor status, the forecast room', () => {
     );
   });
 
+  it('says the targets stand in the spare room when the stored factor is past maxTargetFactor, and not at 1', () => {
+    const spare = { ...slo, headroom: { ...slo.headroom, factor: 1.2 } };
+    const at = (value: typeof slo) =>
+      targetStatus(
+        reads({
+          target: roomTarget!,
+          state: {
+            ok: true,
+            value: decodeState({ version: 3, forecastFloor: floor([1.3, 1.3, 1.3]), slo: value }),
+          },
+        }),
+        'off',
+        now,
+      );
+    const s = at(spare);
+    expect(s.slo?.spareRoom).toBe(true);
+    expect(statusLines(s).find((l) => l.startsWith('  slo'))).toContain(
+      'headroom factor 1.2 (spare room: leaner than written while the budget goes unspent)',
+    );
+    expect(at(slo).slo?.spareRoom).toBe(false);
+    expect(statusLines(at(slo)).join('\n')).not.toContain('spare room');
+  });
+
   it.each([
     { case: 'a wide band', bands: [1.05, 1.3, 1.05] },
     { case: 'a step without a median', bands: [1.05, null, 1.05] },
