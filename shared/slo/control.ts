@@ -36,7 +36,9 @@
  *
  * Properties (tests/slo/control.test.ts): the factor stays within its bounds; at the bound while
  * exhausted; the next factor never rises with the burn rate or the pace; constant input never
- * turns it around. Time is an argument; the state goes in and comes out.
+ * turns it around. The spare room's (tests/slo/spare-room.test.ts): never above the cap of the
+ * status decided on, shut in the first day and while a window burns. Time is an argument; the
+ * state goes in and comes out.
  */
 import * as z from 'zod';
 import type { SloControl } from '../policy/slo-schema.ts';
