@@ -16,12 +16,11 @@
  * Seeded: the same files every time. Then, for example:
  *   npx governor suite --trace FOLDER/diurnal.csv --trace FOLDER/wobbly.csv
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32, poisson } from '../shared/backtest/noise.ts';
 import { type ScriptUsage, scriptArgs } from './args.ts';
-import { requestsCsv } from './year-trace.ts';
+import { writeTraces } from './year-trace.ts';
 
 const DAY = 1440;
 /** Three weeks: long enough for a week of evidence and two of forecasts. */
@@ -75,10 +74,5 @@ with Poisson counts at scale (diurnal), a step up, a flash crowd, growth, days o
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const { positionals } = scriptArgs(USAGE, { allowPositionals: true });
-  const folder = resolve(positionals[0] ?? join(root, 'reports', 'easy-traffic'));
-  mkdirSync(folder, { recursive: true });
-  for (const [name, xs] of easyTraffic()) {
-    writeFileSync(join(folder, `${name}.csv`), requestsCsv(xs));
-    console.log(`wrote ${join(folder, `${name}.csv`)} (${xs.length} minutes)`);
-  }
+  writeTraces(resolve(positionals[0] ?? join(root, 'reports', 'easy-traffic')), easyTraffic());
 }

@@ -9,13 +9,13 @@
  *   - llm-3h-ramp: the Azure conversation hour three times over, rising from 0.6x to 1.4x.
  * Seeded: the same files every time. Then: npx governor suite --trace FOLDER/nasa-growth-flash.csv ...
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { parseTrace } from '../shared/backtest/trace.ts';
 import { type ScriptUsage, scriptArgs } from './args.ts';
-import { requestsCsv } from './year-trace.ts';
+import { writeTraces } from './year-trace.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY = 1440;
@@ -54,17 +54,11 @@ nasa-growth-flash.csv, twitter-levels.csv, nasa-collapse.csv and llm-3h-ramp.csv
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { positionals } = scriptArgs(USAGE, { allowPositionals: true });
-  const folder = resolve(positionals[0] ?? join(root, 'reports', 'held-out'));
-  mkdirSync(folder, { recursive: true });
   const nasa = read('nasa_http_1995_jul_per_minute.csv');
-  const files: [string, number[]][] = [
-    ['nasa-growth-flash.csv', nasaGrowthFlash(nasa)],
-    ['twitter-levels.csv', twitterLevels(read('twitter_stream_2021_08_per_minute.csv'))],
-    ['nasa-collapse.csv', nasaCollapse(nasa)],
-    ['llm-3h-ramp.csv', llmRamp(read('azure_llm_2023_conv_per_minute.csv'))],
-  ];
-  for (const [name, xs] of files) {
-    writeFileSync(join(folder, name), requestsCsv(xs));
-    console.log(`wrote ${join(folder, name)} (${xs.length} minutes)`);
-  }
+  writeTraces(resolve(positionals[0] ?? join(root, 'reports', 'held-out')), [
+    ['nasa-growth-flash', nasaGrowthFlash(nasa)],
+    ['twitter-levels', twitterLevels(read('twitter_stream_2021_08_per_minute.csv'))],
+    ['nasa-collapse', nasaCollapse(nasa)],
+    ['llm-3h-ramp', llmRamp(read('azure_llm_2023_conv_per_minute.csv'))],
+  ]);
 }

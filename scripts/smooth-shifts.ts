@@ -13,12 +13,11 @@
  * example policy with the room on and off on each, and tests/backtest/forecast-room.test.ts pins
  * the bursts one.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { type ScriptUsage, scriptArgs } from './args.ts';
-import { requestsCsv, yearTrace } from './year-trace.ts';
+import { writeTraces, yearTrace } from './year-trace.ts';
 
 const DAY = 1440;
 /** Three weeks: two smooth ones to learn from, then the shift. */
@@ -68,10 +67,5 @@ surge, a ramp or a two-day drop. Seeded, so the same files every time. Then, for
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const { positionals } = scriptArgs(USAGE, { allowPositionals: true });
-  const folder = resolve(positionals[0] ?? join(root, 'reports', 'smooth-shifts'));
-  mkdirSync(folder, { recursive: true });
-  for (const [name, xs] of smoothShifts()) {
-    writeFileSync(join(folder, `${name}.csv`), requestsCsv(xs));
-    console.log(`wrote ${join(folder, `${name}.csv`)} (${xs.length} minutes)`);
-  }
+  writeTraces(resolve(positionals[0] ?? join(root, 'reports', 'smooth-shifts')), smoothShifts());
 }

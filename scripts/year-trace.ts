@@ -11,7 +11,8 @@
  * - bursts: on about 3 days in 10, one flash crowd of 2-4x lasting 5-45 minutes, decaying;
  * - Poisson-like noise (normal with variance equal to the mean, rounded, never below 0).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { mulberry32 } from '../shared/backtest/noise.ts';
 import { numberArg, type ScriptUsage, scriptArgs, usageExit } from './args.ts';
 
@@ -58,6 +59,16 @@ export function yearTrace(minutes = YEAR_MINUTES, seed = 18): number[] {
 }
 
 /** Requests per minute as the CSV the backtest reads (`minute,requests`), each rounded and at least 0. */
+/** Writes each named trace to FOLDER/NAME.csv (the folder made if missing), a line each on stdout. */
+export function writeTraces(folder: string, traces: readonly (readonly [string, readonly number[]])[]): void {
+  mkdirSync(folder, { recursive: true });
+  for (const [name, xs] of traces) {
+    const file = join(folder, `${name}.csv`);
+    writeFileSync(file, requestsCsv(xs));
+    console.log(`wrote ${file} (${xs.length} minutes)`);
+  }
+}
+
 export function requestsCsv(requests: readonly number[]): string {
   const lines = new Array<string>(requests.length + 1);
   lines[0] = 'minute,requests';

@@ -143,53 +143,63 @@ describe('every script says how to run it, and refuses what it cannot read in on
     },
   );
 
-  it('smooth-shifts writes its seven traces, three weeks each, the same files every time', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'governor-shifts-'));
+  /** Runs a trace-writing script into a fresh folder: the requests of each file it wrote, by name. */
+  function written(script: string): Map<string, number[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-traces-'));
     try {
-      const run = spawnSync(NODE, ['scripts/smooth-shifts.ts', dir], { encoding: 'utf8' });
+      const run = spawnSync(NODE, [script, dir], { encoding: 'utf8' });
       expect(run.status).toBe(0);
-      const names = ['bursts', 'drop', 'jump-1.4', 'jump-1.8', 'noise', 'ramp', 'surge'];
-      expect(readdirSync(dir).sort()).toEqual(names.map((n) => `${n}.csv`));
-      const bursts = readFileSync(join(dir, 'bursts.csv'), 'utf8').trim().split('\n');
-      expect(bursts).toHaveLength(1 + 21 * 1440);
-      expect(bursts[0]).toBe('minute,requests');
-      // Two smooth weeks first: the same minutes as the year's.
-      expect(bursts.slice(1, 1 + 14 * 1440).map((l) => Number(l.split(',')[1]))).toEqual(
-        yearTrace(21 * 1440)
-          .slice(0, 14 * 1440)
-          .map((x) => Math.round(x)),
+      return new Map(
+        readdirSync(dir)
+          .sort()
+          .map((file) => {
+            const lines = readFileSync(join(dir, file), 'utf8').trim().split('\n');
+            expect(lines[0]).toBe('minute,requests');
+            return [file.replace(/\.csv$/, ''), lines.slice(1).map((l) => Number(l.split(',')[1]))];
+          }),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('smooth-shifts writes its seven traces, three weeks each, the same files every time', () => {
+    const traces = written('scripts/smooth-shifts.ts');
+    expect([...traces.keys()]).toEqual(['bursts', 'drop', 'jump-1.4', 'jump-1.8', 'noise', 'ramp', 'surge']);
+    const bursts = traces.get('bursts')!;
+    expect(bursts).toHaveLength(21 * 1440);
+    // Two smooth weeks first: the same minutes as the year's.
+    expect(bursts.slice(0, 14 * 1440)).toEqual(
+      yearTrace(21 * 1440)
+        .slice(0, 14 * 1440)
+        .map((x) => Math.round(x)),
+    );
   });
 
   it('easy-traffic writes its seven traces, three weeks each, Poisson counts around the rates it describes, the same files every time', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'governor-easy-'));
-    try {
-      const run = spawnSync(NODE, ['scripts/easy-traffic.ts', dir], { encoding: 'utf8' });
-      expect(run.status).toBe(0);
-      const names = ['diurnal', 'flash', 'growth', 'on-off', 'sparse', 'step-up', 'wobbly'];
-      expect(readdirSync(dir).sort()).toEqual(names.map((n) => `${n}.csv`));
-      const traces = new Map(easyTraffic());
-      const rates = new Map(easyRates());
-      for (const name of names) {
-        const lines = readFileSync(join(dir, `${name}.csv`), 'utf8')
-          .trim()
-          .split('\n');
-        expect(lines).toHaveLength(1 + EASY_MINUTES);
-        expect(lines.slice(1).map((l) => Number(l.split(',')[1]))).toEqual(traces.get(name));
-        // Counts around their rates: the day's total within 1 % of its rates' where it is large.
-        const day = (xs: readonly number[]) => xs.slice(2 * 1440, 3 * 1440).reduce((a, b) => a + b, 0);
-        const expected = day(rates.get(name)!);
-        if (expected > 1e5) expect(Math.abs(day(traces.get(name)!) / expected - 1)).toBeLessThan(0.01);
-      }
-      // The step: three times the level from day 12 on (the day's total, before and after).
-      const step = rates.get('step-up')!;
-      expect(step[12 * 1440 + 600]! / step[11 * 1440 + 600]!).toBeCloseTo(3, 12);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    const traces = written('scripts/easy-traffic.ts');
+    expect([...traces.keys()]).toEqual([
+      'diurnal',
+      'flash',
+      'growth',
+      'on-off',
+      'sparse',
+      'step-up',
+      'wobbly',
+    ]);
+    const drawn = new Map(easyTraffic());
+    const rates = new Map(easyRates());
+    for (const [name, xs] of traces) {
+      expect(xs).toHaveLength(EASY_MINUTES);
+      expect(xs).toEqual(drawn.get(name));
+      // Counts around their rates: the third day's total within 1 % of its rates' where it is large.
+      const day = (ys: readonly number[]) => ys.slice(2 * 1440, 3 * 1440).reduce((a, b) => a + b, 0);
+      const expected = day(rates.get(name)!);
+      if (expected > 1e5) expect(Math.abs(day(xs) / expected - 1)).toBeLessThan(0.01);
     }
+    // The step: the same minute of the day, three times the rate from day 12 on.
+    const step = rates.get('step-up')!;
+    expect(step[12 * 1440 + 600]! / step[11 * 1440 + 600]!).toBeCloseTo(3, 12);
   });
 
   it('year-trace writes the trace it describes: the same file as yearTraceCsv, any length and seed', () => {
