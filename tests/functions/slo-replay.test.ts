@@ -284,6 +284,19 @@ describe('the stored error budget', () => {
     expect(decodeState(steps[1]!.item).slo?.headroom.factor).toBe(1);
   });
 
+  it('in the spare room, a state write refused (throttled) leaves the stored factor; the next tick leans from it, counting no minute twice', async () => {
+    const { steps } = await replay([GOOD(), GOOD()], POLICY(), stateFile('slo-spare'), 0);
+    expect(steps.map((s) => s.record.outcome)).toEqual(['failed', 'held']);
+    // Nothing of the refused tick was stored: the factor and the ledger are the item's own.
+    expect(decodeState(steps[0]!.item).slo?.headroom.factor).toBe(1.3);
+    expect(decodeState(steps[0]!.item).slo?.ledger.newest).toBe(29147759);
+    // The next tick steps from 1.3, as if the refused one had not run, and records its own minute.
+    const next = steps[1]!.record.decision!.headroom!;
+    expect([next.reason, next.factor]).toEqual(['BudgetSpare', expect.closeTo(1.3 * 1.01, 9)]);
+    expect(decodeState(steps[1]!.item).slo?.headroom.factor).toBeCloseTo(1.3 * 1.01, 9);
+    expect(steps[1]!.record.inputs.slo).toMatchObject({ observedMinutes: 10 * 1440 + 1 });
+  });
+
   it('an item written before the control (events/state/noise.json) loads, and its claim adds the ledger and keeps the rest', async () => {
     const item = stateFile('noise');
     const { h, steps } = await replay(ONE, POLICY(), item);
