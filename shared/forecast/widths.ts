@@ -148,9 +148,46 @@ export function mixed(m: Measured, mix: number): SlotWidths {
   return out;
 }
 
-/** Widths per slot from the residuals of days [0, days), mixed with the flat width. */
+/**
+ * Measures and mixes kept per residuals array and per measure: every refit of one day reads the
+ * same fit of its whole days (./model.ts sharedDaysFit), so the same residuals, and measured
+ * them again each time (a sixth of a NASA refit). Weakly held: a fit no longer kept takes its
+ * measures with it. Pure in effect: neither the residuals nor what is returned is ever written
+ * after it is made (tests/forecast/widths.test.ts).
+ */
+const measures = new WeakMap<Float64Array, Map<number, Measured>>();
+const mixes = new WeakMap<Measured, Map<number, SlotWidths>>();
+
+/** The value under key in the map under owner, made once. */
+function keptIn<O extends object, V>(
+  kept: WeakMap<O, Map<number, V>>,
+  owner: O,
+  key: number,
+  make: () => V,
+): V {
+  let byKey = kept.get(owner);
+  if (!byKey) {
+    byKey = new Map();
+    kept.set(owner, byKey);
+  }
+  let value = byKey.get(key);
+  if (value === undefined) {
+    value = make();
+    byKey.set(key, value);
+  }
+  return value;
+}
+
+/** measure(), once per residuals array, days and withSlots. */
+export const keptMeasure = (e: Float64Array, days: number, withSlots: boolean): Measured =>
+  keptIn(measures, e, 2 * days + (withSlots ? 1 : 0), () => measure(e, days, withSlots));
+
+/** mixed(), once per measure and mix. */
+export const keptMix = (m: Measured, mix: number): SlotWidths => keptIn(mixes, m, mix, () => mixed(m, mix));
+
+/** Widths per slot from the residuals of days [0, days), mixed with the flat width (kept: see keptMeasure). */
 export const slotWidths = (e: Float64Array, days: number, mix: number): SlotWidths =>
-  mixed(measure(e, days, mix > 0), mix);
+  keptMix(keptMeasure(e, days, mix > 0), mix);
 
 /** The width for quantile q at a slot: up for p90, tail for p99, down below the median. */
 export const widthAt = (w: SlotWidths, q: number, slot: number): number =>

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { measure } from '#shared/forecast/widths.ts';
+import { keptMeasure, keptMix, measure, mixed, slotWidths } from '#shared/forecast/widths.ts';
 import { measureV1 } from './reference/widths-v1.ts';
 import { normal, rng } from './synthetic.ts';
 
@@ -38,5 +38,36 @@ describe('slot widths measured by selection and merged columns equal the sorted 
     const copy = e.slice();
     measure(e, 14, true);
     expect(e).toEqual(copy);
+  });
+});
+
+describe('measures kept per residuals array', () => {
+  const days = fc.integer({ min: 1, max: 16 });
+  const seeds = fc.integer({ min: 0, max: 1e6 });
+  it('the same measure and widths as made afresh, one object per residuals, days, slots and mix', () => {
+    fc.assert(
+      fc.property(days, seeds, fc.constantFrom(0, 0.5, 1), (days, seed, mix) => {
+        const e = residuals(days, seed, 0.05);
+        const fresh = mixed(measure(e, days, mix > 0), mix);
+        const kept = slotWidths(e, days, mix);
+        expect(kept).toEqual(fresh);
+        expect(slotWidths(e, days, mix)).toBe(kept);
+        const m = keptMeasure(e, days, true);
+        expect(m).toEqual(measure(e, days, true));
+        expect(keptMeasure(e, days, true)).toBe(m);
+        expect(keptMix(m, mix)).toEqual(mixed(m, mix));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('another array with the same values is measured afresh (kept by identity, never by value)', () => {
+    const e = residuals(7, 3, 0.05);
+    const again = e.slice();
+    expect(keptMeasure(again, 7, true)).not.toBe(keptMeasure(e, 7, true));
+    expect(keptMeasure(again, 7, true)).toEqual(keptMeasure(e, 7, true));
+    // Days and withSlots are part of the key.
+    expect(keptMeasure(e, 6, true)).not.toBe(keptMeasure(e, 7, true));
+    expect(keptMeasure(e, 7, false).slots).toBeNull();
   });
 });
