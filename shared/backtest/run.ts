@@ -215,7 +215,7 @@ function resultOf(input: BacktestInput, ran: Ran): BacktestResult {
     oracle,
     ...forecastBand(policies),
     policies: runs,
-    slo: judged(objective, runs, sweep),
+    slo: judged(objective, runs, sweep, scenario.peakInstances),
   };
 }
 
@@ -233,8 +233,14 @@ function bestRowIndex(runs: readonly PolicyRun[]): number {
   return last >= 0 ? last + 1 : runs.length;
 }
 
-function judged(objective: Objective, runs: readonly PolicyRun[], sweep: Sweep | null): BacktestSlo {
+function judged(
+  objective: Objective,
+  runs: readonly PolicyRun[],
+  sweep: Sweep | null,
+  peakInstances: number,
+): BacktestSlo {
   const governor = runs.find((r) => r.summary.name === 'governor')?.summary;
+  const peak = runs.find((r) => r.summary.name === 'static-peak')?.summary;
   if (!sweep) return { objective, sweep: [], best: null, savingAtEqualSlo: null };
   const saving =
     governor?.attainment !== undefined
@@ -257,6 +263,15 @@ function judged(objective: Objective, runs: readonly PolicyRun[], sweep: Sweep |
     best: sweep.best,
     closest: closestTarget(sweep.points),
     savingAtEqualSlo: saving,
+    ...(peak
+      ? {
+          heldAtPeak: {
+            instances: peakInstances,
+            costVsOracle: peak.costVsOracle,
+            meetsObjective: peak.meetsObjective ?? false,
+          },
+        }
+      : {}),
   });
   return slo;
 }

@@ -31,6 +31,11 @@ export interface VerdictInput {
   /** The swept target closest to the objective, for "cannot meet it at any target". */
   closest: SweptPoint;
   savingAtEqualSlo: number | null;
+  /**
+   * The fleet held at its peak (the static-peak baseline), when it ran: what meeting the objective
+   * costs without scaling, said when Governor misses it and no target tracking target meets it.
+   */
+  heldAtPeak?: { instances: number; costVsOracle: number; meetsObjective: boolean };
 }
 
 /** Costs closer than a millionth are equal (instance-minutes carry 0.05 x idle warm instances). */
@@ -54,10 +59,15 @@ export function judgeSlo(input: VerdictInput): SloVerdict {
   if (!best) {
     const none = `target tracking cannot meet it at any target (at best ${shareText(closest.attainment)} at ${at(closest)})`;
     if (g.meetsObjective) return { outcome: 'win', reason: '', sentence: `${opening}; ${none}.` };
+    // Nothing that scales met it: say what meeting it costs, when a fleet that never scales does.
+    const held = input.heldAtPeak;
+    const fixed = held?.meetsObjective
+      ? `; a fleet held at its peak (${held.instances} instances) meets it at ${ratio(held.costVsOracle)}`
+      : '';
     return {
       outcome: 'loss',
       reason: `misses the objective: ${shareText(g.attainment)} of minutes`,
-      sentence: `${opening}, and ${none}${saving}.`,
+      sentence: `${opening}, and ${none}${saving}${fixed}.`,
     };
   }
   const more = (g.instanceMinutes - best.instanceMinutes) / best.instanceMinutes;

@@ -166,6 +166,26 @@ describe('the verdict', () => {
     );
   });
 
+  it('when nothing that scales meets it, says what a fleet held at its peak costs, if that meets it', () => {
+    const none = [p(0.5, 800, 0.99), p(0.6, 700, 0.98)];
+    const judge = (gov: ReturnType<typeof g>, meetsObjective: boolean, points = none) =>
+      judgeSlo({
+        objective,
+        governor: gov,
+        best: bestTarget(points),
+        closest: closestTarget(points),
+        savingAtEqualSlo: null,
+        heldAtPeak: { instances: 40, costVsOracle: 3.724, meetsObjective },
+      }).sentence;
+    expect(judge(g(900, 0.98), true)).toBe(
+      'Governor misses 99.5 % of minutes within the SLO (98 %) at 1.80x the oracle, and target tracking cannot meet it at any target (at best 99 % at 0.5 x saturation, 1.60x); a fleet held at its peak (40 instances) meets it at 3.72x.',
+    );
+    // Not when the held fleet misses it too, when Governor meets it, or when a target meets it.
+    expect(judge(g(900, 0.98), false)).not.toContain('held at its peak');
+    expect(judge(g(900, 0.997), true)).not.toContain('held at its peak');
+    expect(judge(g(500, 0.99), true, SWEEP)).not.toContain('held at its peak');
+  });
+
   it('says when the attainment is the worst window of a run longer than the window', () => {
     const v = judgeSlo({
       objective,

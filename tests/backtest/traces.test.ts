@@ -70,3 +70,17 @@ describe('nasa_http_1995_jul_per_minute.csv: the example policy meets its object
     expect(3 * by('governor').scalingActions).toBeLessThan(by('aws-target-tracking').scalingActions);
   });
 });
+
+// The hour of the Azure code trace: its burst at minute 14 is shorter than a cold start, so
+// nothing that scales holds 99.5 % of its minutes; the first line says what a fixed fleet costs.
+describe('azure_llm_2023_code_per_minute.csv: what meeting the objective costs when nothing that scales can', () => {
+  it('names the fleet held at its peak and its cost in the verdict', () => {
+    const result = run('azure_llm_2023_code_per_minute.csv');
+    const peak = result.policies.find((p) => p.summary.name === 'static-peak')!.summary;
+    expect(result.slo?.best).toBeNull();
+    expect(result.slo?.verdict?.outcome).toBe('loss');
+    expect(result.slo?.verdict?.sentence).toContain(
+      `; a fleet held at its peak (40 instances) meets it at ${peak.costVsOracle.toFixed(2)}x.`,
+    );
+  });
+});
