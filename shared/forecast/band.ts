@@ -18,7 +18,7 @@
  */
 import { quantileInPlace } from './sort.ts';
 import { quantileOfSorted, sortedFinite } from './stats.ts';
-import { keptMeasure, keptMix, type SlotWidths, slotWidths, widthAt } from './widths.ts';
+import { keptWidths, type SlotWidths, slotWidths, widthAt } from './widths.ts';
 
 /** Mixes of the slot widths with the flat one that are tried: 0 is flat. */
 export const SHAPE_MIXES: readonly number[] = [0, 0.5, 1];
@@ -187,12 +187,11 @@ function shapeLoss(errors: Errors[], medians: number[], widths: SlotWidths): num
  */
 export function chooseShape(residuals: Float64Array, days: number, errors: Errors[]): SlotWidths {
   if (errors.length === 0 || days <= HELD_OUT_DAYS) return slotWidths(residuals, days, 0);
-  const held = keptMeasure(residuals, days - HELD_OUT_DAYS, true);
   const centres = errors.map((b) => medianOf(b.errors));
   let best: number = SHAPE_MIXES[0]!;
   let bestLoss = Number.POSITIVE_INFINITY;
   for (const mix of SHAPE_MIXES) {
-    const loss = shapeLoss(errors, centres, keptMix(held, mix));
+    const loss = shapeLoss(errors, centres, keptWidths(residuals, days - HELD_OUT_DAYS, true, mix));
     if (loss < bestLoss) [best, bestLoss] = [mix, loss];
   }
   return slotWidths(residuals, days, best);

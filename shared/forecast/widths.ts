@@ -149,45 +149,60 @@ export function mixed(m: Measured, mix: number): SlotWidths {
 }
 
 /**
- * Measures and mixes kept per residuals array and per measure: every refit of one day reads the
- * same fit of its whole days (./model.ts sharedDaysFit), so the same residuals, and measured
- * them again each time (a sixth of a NASA refit). Weakly held: a fit no longer kept takes its
- * measures with it. Pure in effect: neither the residuals nor what is returned is ever written
- * after it is made (tests/forecast/widths.test.ts).
+ * Measures and mixes kept per residuals array: every refit of one day reads the same fit of its
+ * whole days (./model.ts sharedDaysFit), so the same residuals, and measured them again each time
+ * (a sixth of a NASA refit). The last KEPT_RESIDUALS arrays are kept, found by identity, most
+ * recent first: a lifetime bounded by count, like the fits' own, not by the collector's timing
+ * (a WeakMap's entries wait for a full collection once their key is old). Pure in effect: neither the residuals nor what is returned is ever written after it is made
+ * (tests/forecast/widths.test.ts).
  */
-const measures = new WeakMap<Float64Array, Map<number, Measured>>();
-const mixes = new WeakMap<Measured, Map<number, SlotWidths>>();
+export const KEPT_RESIDUALS = 24;
 
-/** The value under key in the map under owner, made once. */
-function keptIn<O extends object, V>(
-  kept: WeakMap<O, Map<number, V>>,
-  owner: O,
-  key: number,
-  make: () => V,
-): V {
-  let byKey = kept.get(owner);
-  if (!byKey) {
-    byKey = new Map();
-    kept.set(owner, byKey);
-  }
-  let value = byKey.get(key);
+interface KeptResiduals {
+  residuals: Float64Array;
+  /** By 2 x days + withSlots. */
+  measures: Map<number, Measured>;
+  /** By the measure, then the mix. */
+  widths: Map<Measured, Map<number, SlotWidths>>;
+}
+
+const keptResiduals: KeptResiduals[] = [];
+
+function keptFor(e: Float64Array): KeptResiduals {
+  const at = keptResiduals.findIndex((k) => k.residuals === e);
+  if (at === 0) return keptResiduals[0]!;
+  const k =
+    at > 0 ? keptResiduals.splice(at, 1)[0]! : { residuals: e, measures: new Map(), widths: new Map() };
+  keptResiduals.unshift(k);
+  if (keptResiduals.length > KEPT_RESIDUALS) keptResiduals.pop();
+  return k;
+}
+
+/** The value under key, made once. */
+function once<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
   if (value === undefined) {
     value = make();
-    byKey.set(key, value);
+    map.set(key, value);
   }
   return value;
 }
 
-/** measure(), once per residuals array, days and withSlots. */
-export const keptMeasure = (e: Float64Array, days: number, withSlots: boolean): Measured =>
-  keptIn(measures, e, 2 * days + (withSlots ? 1 : 0), () => measure(e, days, withSlots));
+/** measure(), once per residuals array (of the last KEPT_RESIDUALS), days and withSlots. */
+export function keptMeasure(e: Float64Array, days: number, withSlots: boolean): Measured {
+  return once(keptFor(e).measures, 2 * days + (withSlots ? 1 : 0), () => measure(e, days, withSlots));
+}
 
-/** mixed(), once per measure and mix. */
-export const keptMix = (m: Measured, mix: number): SlotWidths => keptIn(mixes, m, mix, () => mixed(m, mix));
+/** mixed(keptMeasure(e, days, withSlots), mix), once. */
+export function keptWidths(e: Float64Array, days: number, withSlots: boolean, mix: number): SlotWidths {
+  const m = keptMeasure(e, days, withSlots);
+  const byMix = once(keptFor(e).widths, m, () => new Map<number, SlotWidths>());
+  return once(byMix, mix, () => mixed(m, mix));
+}
 
 /** Widths per slot from the residuals of days [0, days), mixed with the flat width (kept: see keptMeasure). */
 export const slotWidths = (e: Float64Array, days: number, mix: number): SlotWidths =>
-  keptMix(keptMeasure(e, days, mix > 0), mix);
+  keptWidths(e, days, mix > 0, mix);
 
 /** The width for quantile q at a slot: up for p90, tail for p99, down below the median. */
 export const widthAt = (w: SlotWidths, q: number, slot: number): number =>

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keptMeasure, keptMix, measure, mixed, slotWidths } from '#shared/forecast/widths.ts';
+import {
+  KEPT_RESIDUALS,
+  keptMeasure,
+  keptWidths,
+  measure,
+  mixed,
+  slotWidths,
+} from '#shared/forecast/widths.ts';
 import { measureV1 } from './reference/widths-v1.ts';
 import { normal, rng } from './synthetic.ts';
 
@@ -55,7 +62,8 @@ describe('measures kept per residuals array', () => {
         const m = keptMeasure(e, days, true);
         expect(m).toEqual(measure(e, days, true));
         expect(keptMeasure(e, days, true)).toBe(m);
-        expect(keptMix(m, mix)).toEqual(mixed(m, mix));
+        expect(keptWidths(e, days, true, mix)).toEqual(mixed(m, mix));
+        expect(keptWidths(e, days, true, mix)).toBe(keptWidths(e, days, true, mix));
       }),
       { numRuns: 60 },
     );
@@ -69,5 +77,18 @@ describe('measures kept per residuals array', () => {
     // Days and withSlots are part of the key.
     expect(keptMeasure(e, 6, true)).not.toBe(keptMeasure(e, 7, true));
     expect(keptMeasure(e, 7, false).slots).toBeNull();
+  });
+
+  it('keeps the last KEPT_RESIDUALS arrays: an older one is measured afresh, a recent one is found', () => {
+    const first = residuals(3, 5, 0.05);
+    const kept = keptMeasure(first, 3, true);
+    const others = Array.from({ length: KEPT_RESIDUALS - 1 }, (_, i) => residuals(3, 50 + i, 0.05));
+    for (const e of others) keptMeasure(e, 3, true);
+    expect(keptMeasure(first, 3, true)).toBe(kept);
+    // first is now the most recent: KEPT_RESIDUALS new arrays push it out.
+    for (let i = 0; i < KEPT_RESIDUALS; i++) keptMeasure(residuals(3, 500 + i, 0.05), 3, true);
+    const again = keptMeasure(first, 3, true);
+    expect(again).not.toBe(kept);
+    expect(again).toEqual(kept);
   });
 });
