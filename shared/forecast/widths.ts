@@ -153,8 +153,8 @@ export function mixed(m: Measured, mix: number): SlotWidths {
  * whole days (./model.ts sharedDaysFit), so the same residuals, and measured them again each time
  * (a sixth of a NASA refit). The last KEPT_RESIDUALS arrays are kept, found by identity, most
  * recent first: a lifetime bounded by count, like the fits' own, not by the collector's timing
- * (a WeakMap's entries wait for a full collection once their key is old). Pure in effect: neither the residuals nor what is returned is ever written after it is made
- * (tests/forecast/widths.test.ts).
+ * (a WeakMap's entries wait for a full collection once their key is old). Pure in effect: neither
+ * the residuals nor what is returned is ever written after it is made (tests/forecast/widths.test.ts).
  */
 export const KEPT_RESIDUALS = 24;
 

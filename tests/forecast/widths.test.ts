@@ -49,11 +49,11 @@ describe('slot widths measured by selection and merged columns equal the sorted 
 });
 
 describe('measures kept per residuals array', () => {
-  const days = fc.integer({ min: 1, max: 16 });
+  const dayCounts = fc.integer({ min: 1, max: 16 });
   const seeds = fc.integer({ min: 0, max: 1e6 });
   it('the same measure and widths as made afresh, one object per residuals, days, slots and mix', () => {
     fc.assert(
-      fc.property(days, seeds, fc.constantFrom(0, 0.5, 1), (days, seed, mix) => {
+      fc.property(dayCounts, seeds, fc.constantFrom(0, 0.5, 1), (days, seed, mix) => {
         const e = residuals(days, seed, 0.05);
         const fresh = mixed(measure(e, days, mix > 0), mix);
         const kept = slotWidths(e, days, mix);
