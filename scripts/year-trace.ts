@@ -58,7 +58,6 @@ export function yearTrace(minutes = YEAR_MINUTES, seed = 18): number[] {
   return out;
 }
 
-/** Requests per minute as the CSV the backtest reads (`minute,requests`), each rounded and at least 0. */
 /** Writes each named trace to FOLDER/NAME.csv (the folder made if missing), a line each on stdout. */
 export function writeTraces(folder: string, traces: readonly (readonly [string, readonly number[]])[]): void {
   mkdirSync(folder, { recursive: true });
@@ -69,6 +68,7 @@ export function writeTraces(folder: string, traces: readonly (readonly [string, 
   }
 }
 
+/** Requests per minute as the CSV the backtest reads (`minute,requests`), each rounded and at least 0. */
 export function requestsCsv(requests: readonly number[]): string {
   const lines = new Array<string>(requests.length + 1);
   lines[0] = 'minute,requests';

@@ -140,23 +140,16 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
       waiting.clear();
     });
   }
+  /** Queued for the next idle thread: a candidate's settings, or what `work` names instead. */
   const send = (
     settings: Settings,
-    target?: TargetPolicy,
-    bound?: StopBound,
+    work: Pick<EvaluateRequest, 'target' | 'bound' | 'heldOut'> = {},
     signal?: AbortSignal,
-    heldOut?: HeldOutRun,
   ) =>
     new Promise<Answer>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
-      queue.push({
-        id,
-        settings: [...settings],
-        ...(target ? { target } : {}),
-        ...(bound ? { bound } : {}),
-        ...(heldOut ? { heldOut } : {}),
-      });
+      queue.push({ id, settings: [...settings], ...work });
       signal?.addEventListener(
         'abort',
         () => {
@@ -203,20 +196,18 @@ export function candidatePool(init: TuneWorkerInit, workers = availableParalleli
   return {
     evaluate: (batch, bound, signal) =>
       Promise.all(
-        batch.map((settings) => send(settings, undefined, bound, signal) as Promise<Figures | null>),
+        batch.map((settings) => send(settings, bound ? { bound } : {}, signal) as Promise<Figures | null>),
       ),
     evaluateTarget: async (target) => {
       await shareForecasts(target);
-      const judged = send(new Map(), target) as Promise<Figures>;
+      const judged = send(new Map(), { target }) as Promise<Figures>;
       // The other idle workers fill their memos with the same run (its figures are not read).
       for (const thread of idle.splice(0)) thread.postMessage({ id: nextId++, settings: [], target });
       return await judged;
     },
     heldOut: (runs) =>
       Promise.all(
-        runs.map(
-          ({ target, run }) => send(new Map(), target, undefined, undefined, run) as Promise<PolicySummary>,
-        ),
+        runs.map(({ target, run }) => send(new Map(), { target, heldOut: run }) as Promise<PolicySummary>),
       ),
     close: async () => {
       await Promise.all(threads.map((t) => t.terminate()));
