@@ -109,8 +109,9 @@ the tuned policy file (it passes governor validate, and says in its header what 
                             the same policy)
   --full-front              run every candidate over the whole training part; by default one that
                             can no longer qualify (dearer than the starting policy in a fold, or
-                            over a fold's budget) is stopped there: the same file in about half
-                            the time, without it in the Pareto chart
+                            over a fold's budget) or beat the best so far (saving less than it in
+                            a fold) is stopped there: the same file in about a third of the time,
+                            without it in the Pareto chart
   --json FILE               write the report as JSON
   --html FILE               write the report as a self-contained HTML page (Pareto chart)
   --peak-instances N, --slo-utilization U, --cold-start MIN, --metric-delay MIN, --price USD

@@ -105,7 +105,7 @@ export function renderTuneHtml(r: TuneReport, startName: string): string {
 <h2>Held-out part</h2>
 ${table(r, 'heldOut', startName)}
 <h2>Training part: cost against violations</h2>
-<p class="how">Every candidate the search ran over the whole training part is a grey dot (${formatNumber(r.search.stoppedEarly)} stopped early are not: they could no longer qualify); the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed lines are the goal each fold must hold and the objective itself.</p>
+<p class="how">Every candidate the search ran over the whole training part is a grey dot (${formatNumber(r.search.stoppedEarly)} stopped early are not: they could no longer qualify, or no longer beat the best candidate so far); the line joins the ones no other candidate beats on both cost and violation minutes (the Pareto front); the dashed lines are the goal each fold must hold and the objective itself.</p>
 ${chart(r)}
 ${table(r, 'training', startName)}
 <h2>${v.kept ? 'What the search proposed (not written)' : 'What changed'}</h2>

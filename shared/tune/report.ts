@@ -207,7 +207,7 @@ export function windowNote(rows: Row[]): string[] {
 
 /** The search line's account of the candidates stopped early. */
 export const stoppedEarly = (n: number): string =>
-  `${whole.format(n)} stopped early, once dearer than the starting policy or over a fold's budget (--full-front runs them to the end)`;
+  `${whole.format(n)} stopped early, once dearer than the starting policy, saving less than the best candidate so far, or over a fold's budget (--full-front runs them to the end)`;
 
 export function formatTuneReport(r: TuneReport, startName: string): string {
   const requests = r.objective.requests !== null;

@@ -51,9 +51,11 @@ export interface SearchInput {
   /**
    * Evaluates a batch on the training part; null for a setting the policy rules refuse. When
    * `signal` aborts, the batch's results are no longer wanted (a withdrawn batch): what has not
-   * started may be dropped, and the promise may resolve with anything.
+   * started may be dropped, and the promise may resolve with anything. `best` is the best
+   * candidate's figures when the batch is sent (none for the starting policy): the best can only
+   * improve before the batch is judged, so a candidate that cannot beat it may be stopped early.
    */
-  evaluate: (batch: readonly Settings[], signal?: AbortSignal) => Promise<(Figures | null)[]>;
+  evaluate: (batch: readonly Settings[], signal?: AbortSignal, best?: Figures) => Promise<(Figures | null)[]>;
   /** Send the next batch before this one is judged (default true); false: one batch at a time. */
   speculate?: boolean;
   /** A safety: true once the run has taken far longer than it should; the search then throws. */
@@ -130,7 +132,11 @@ export async function search(input: SearchInput): Promise<SearchResult> {
     spent += room.length;
     const abort = new AbortController();
     const figures =
-      room.length === 0 ? null : known ? Promise.resolve(known) : input.evaluate(room, abort.signal);
+      room.length === 0
+        ? null
+        : known
+          ? Promise.resolve(known)
+          : input.evaluate(room, abort.signal, best?.figures);
     // A batch sent ahead may fail before it is judged: handled here, so the failure waits for
     // judge() (which throws it) instead of ending the process as an unhandled rejection.
     figures?.catch(() => {});

@@ -13,9 +13,18 @@ import type { PolicySummary } from '../backtest/types.ts';
 import type { TargetPolicy } from '../policy/schema.ts';
 import { sloOf } from '../slo/objective.ts';
 import { candidateTarget } from './candidate.ts';
+import type { StopBound } from './early-stop.ts';
 import { type Evaluated, evaluate, type Figures } from './evaluate.ts';
 import { type Knob, knobsFor, startValue } from './knobs.ts';
-import { BUDGET_MARGIN, type Goal, goalOf, paretoFront, stopBoundOf } from './objective.ts';
+import {
+  BUDGET_MARGIN,
+  feasible,
+  type Goal,
+  goalOf,
+  paretoFront,
+  stopBoundOf,
+  worstSaving,
+} from './objective.ts';
 import { type CandidatePool, candidatePool } from './pool.ts';
 import { type Candidate, type SearchResult, type Settings, search } from './search.ts';
 import { judge, type Verdict } from './verdict.ts';
@@ -146,6 +155,11 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
     const startFigures = await pool.evaluateTarget(input.target);
     goal = goalOf(sloOf(input.target), input.margin ?? BUDGET_MARGIN, startFigures.folds);
     const bound = input.fullFront ? undefined : stopBoundOf(goal);
+    // A batch is also stopped against the best it was sent with: never below its saving (./early-stop.ts).
+    const boundAgainst = (best: Figures | undefined): StopBound | undefined =>
+      bound && best && goal.reference && feasible(best, goal)
+        ? { ...bound, bestSaving: worstSaving(best, goal.reference) }
+        : bound;
     found = await search({
       knobs,
       start,
@@ -154,7 +168,7 @@ export async function tune(input: TuneInput): Promise<TuneResult> {
       seed: input.seed ?? 1,
       maxCandidates: input.maxCandidates,
       batchSize: BATCH_SIZE,
-      evaluate: (batch, signal) => pool.evaluate(batch, bound, signal),
+      evaluate: (batch, signal, best) => pool.evaluate(batch, boundAgainst(best), signal),
       ...(input.expired ? { expired: input.expired } : {}),
       onBatch: (tried, best) => input.onBatch?.(tried, best, goal),
     });

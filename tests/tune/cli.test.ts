@@ -48,7 +48,7 @@ describe('governor tune (CLI)', () => {
     // Candidates that could no longer qualify stopped early: counted, and not among the dots.
     expect(r.out).toMatch(
       new RegExp(
-        `^search: 12 candidates, .*; ${json.search.stoppedEarly} stopped early, once dearer than the starting policy or over a fold's budget \\(--full-front runs them to the end\\);`,
+        `^search: 12 candidates, .*; ${json.search.stoppedEarly} stopped early, once dearer than the starting policy, saving less than the best candidate so far, or over a fold's budget \\(--full-front runs them to the end\\);`,
         'm',
       ),
     );

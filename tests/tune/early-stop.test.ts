@@ -13,7 +13,7 @@ import { foldStop, type StopBound } from '#shared/tune/early-stop.ts';
 import { evaluate } from '#shared/tune/evaluate.ts';
 import { foldBounds } from '#shared/tune/folds.ts';
 import { knobsFor } from '#shared/tune/knobs.ts';
-import { feasible, goalOf, stopBoundOf } from '#shared/tune/objective.ts';
+import { feasible, goalOf, stopBoundOf, worstSaving } from '#shared/tune/objective.ts';
 import type { Settings } from '#shared/tune/search.ts';
 import { dailyHistory, exampleTarget, tuneExample } from './fixtures.ts';
 
@@ -75,6 +75,22 @@ describe('the stop rule', () => {
     expect(stopped()).toEqual({ fold: 1, minute: 120, why: 'requests' });
   });
 
+  it('stops in the minute a fold saves less against the starting policy than the best candidate saves in its worst fold', () => {
+    // The best so far saves 25 % in its worst fold: here at most 1.125 x 200 = 225 instance-minutes a fold.
+    const { rule, stopped } = foldStop({ ...bound, bestSaving: 0.25 }, oracle, demand, 43_200);
+    // 225 by minute 99 saves exactly 25 %, which ties the best: not stopped.
+    for (let m = 0; m < 100; m++) expect(rule(m, m < 75 ? 2 : 3, false)).toBe(false);
+    // 3 a minute in fold 2: 228 passes 225 in its 76th minute (minute 175), still under 1.5x.
+    let at = -1;
+    for (let m = 100; m < 200 && at < 0; m++) if (rule(m, 3, false)) at = m;
+    expect(at).toBe(175);
+    expect(stopped()).toEqual({ fold: 1, minute: 175, why: 'saves-less' });
+    // A minute that goes past the starting policy's cost as well is 'dearer', as without a best.
+    const dearer = foldStop({ ...bound, bestSaving: 0.25 }, oracle, demand, 43_200);
+    expect(dearer.rule(0, 301, false)).toBe(true);
+    expect(dearer.stopped()).toEqual({ fold: 0, minute: 0, why: 'dearer' });
+  });
+
   it('in a fold longer than the window (judged by its worst window) stops on cost only', () => {
     const { rule, stopped } = foldStop(bound, oracle, demand, 60);
     for (let m = 0; m < 100; m++) expect(rule(m, 2, true)).toBe(false);
@@ -122,6 +138,37 @@ describe('candidates run with and without stopping', async () => {
     // The starting policy never stops against itself.
     expect(evaluate(trace, target, options, fits, 'governor', bound)).toEqual(start);
   });
+
+  it('against a best candidate, a run is stopped exactly when its whole run would be refused or save less than the best', () => {
+    // Against a starting policy a third dearer than this one, so that several candidates qualify.
+    const generous = goalOf(
+      { minutes: 0.995 },
+      0.5,
+      start.folds.map((f) => ({ ...f, costVsOracle: 1.3 * f.costVsOracle })),
+    );
+    const reference = generous.reference!;
+    const wholes = candidates.map((c) => evaluate(trace, c, options, fits));
+    const savings = wholes.filter((w) => feasible(w, generous)).map((w) => worstSaving(w, reference));
+    expect(savings.length).toBeGreaterThan(1);
+    // The median saving of those that qualify: some save more, some less.
+    const bestSaving = savings.sort((a, b) => a - b)[Math.floor(savings.length / 2)]!;
+    let savesLess = 0;
+    candidates.forEach((candidate, i) => {
+      const whole = wholes[i]!;
+      const early = evaluate(trace, candidate, options, fits, 'governor', {
+        ...stopBoundOf(generous)!,
+        bestSaving,
+      });
+      const beaten = feasible(whole, generous) && worstSaving(whole, reference) < bestSaving;
+      expect(Boolean(early.stopped)).toBe(!feasible(whole, generous) || beaten);
+      if (early.stopped?.why === 'saves-less') {
+        savesLess++;
+        expect(worstSaving(whole, reference)).toBeLessThan(bestSaving);
+      }
+      if (!early.stopped) expect(early).toEqual(whole);
+    });
+    expect(savesLess).toBeGreaterThan(0);
+  });
 });
 
 describe('tune with and without stopping', async () => {
@@ -136,12 +183,18 @@ describe('tune with and without stopping', async () => {
     expect(full.tried.some((c) => c.figures.stopped)).toBe(false);
   });
 
-  it('leaves the stopped candidates out of the Pareto front, and stops only those the full run refuses', () => {
+  it('leaves the stopped candidates out of the Pareto front, and stops only those the full run refuses or ranks below the best', () => {
     const stopped = early.tried.filter((c) => c.figures.stopped);
     expect(stopped.length).toBeGreaterThan(0);
     for (const c of early.front) expect(c.figures.stopped).toBeUndefined();
+    const goal = full.goal;
+    const bestSaving = worstSaving(full.best.figures, goal.reference!);
     early.tried.forEach((c, i) => {
-      expect(Boolean(c.figures.stopped)).toBe(!feasible(full.tried[i]!.figures, full.goal));
+      const whole = full.tried[i]!.figures;
+      // Every candidate the full run refuses is stopped; one it accepts only if it saves less than the best.
+      if (!feasible(whole, goal)) expect(c.figures.stopped).toBeDefined();
+      else if (c.figures.stopped) expect(worstSaving(whole, goal.reference!)).toBeLessThan(bestSaving);
+      else expect(c.figures).toEqual(whole);
     });
   });
 });
