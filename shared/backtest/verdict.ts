@@ -33,7 +33,8 @@ export interface VerdictInput {
   savingAtEqualSlo: number | null;
   /**
    * The fleet held at its peak (the static-peak baseline), when it ran: what meeting the objective
-   * costs without scaling, said when Governor misses it and no target tracking target meets it.
+   * costs without scaling, said when no target tracking target meets it and Governor misses it, or
+   * meets it at more.
    */
   heldAtPeak?: { instances: number; costVsOracle: number; meetsObjective: boolean };
 }
@@ -58,9 +59,16 @@ export function judgeSlo(input: VerdictInput): SloVerdict {
   const saving = savingClause(input.savingAtEqualSlo);
   if (!best) {
     const none = `target tracking cannot meet it at any target (at best ${shareText(closest.attainment)} at ${at(closest)})`;
-    if (g.meetsObjective) return { outcome: 'win', reason: '', sentence: `${opening}; ${none}.` };
-    // Nothing that scales met it: say what meeting it costs, when a fleet that never scales does.
     const held = input.heldAtPeak;
+    if (g.meetsObjective) {
+      // A win where no target can; but a fleet that never scales meeting it for less is said too.
+      const cheaper =
+        held?.meetsObjective && held.costVsOracle < g.costVsOracle - COST_EPSILON
+          ? `; a fleet held at its peak (${held.instances} instances) meets it for less, at ${ratio(held.costVsOracle)}`
+          : '';
+      return { outcome: 'win', reason: '', sentence: `${opening}; ${none}${cheaper}.` };
+    }
+    // Nothing that scales met it: say what meeting it costs, when a fleet that never scales does.
     const fixed = held?.meetsObjective
       ? `; a fleet held at its peak (${held.instances} instances) meets it at ${ratio(held.costVsOracle)}`
       : '';

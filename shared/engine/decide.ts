@@ -9,6 +9,7 @@
  * that changes or holds the result leaves a reason.
  */
 import type { TargetPolicy } from '../policy/schema.ts';
+import { type Asked, applyLimits } from './apply-limits.ts';
 import { type Assessed, assess } from './assess.ts';
 import { breachPeak, clamp, stabilized, stepLimit, windowed } from './limits.ts';
 import { describeDecision } from './message.ts';
@@ -179,6 +180,7 @@ export function decide(
   if (snapshot.leadTime) decision.leadTime = snapshot.leadTime;
   if (snapshot.forecastFloor) decision.floorKind = snapshot.forecastFloor.kind ?? 'forecast';
   if (snapshot.forecastFloor?.fallback) decision.floorFallback = snapshot.forecastFloor.fallback;
+  if (snapshot.burstFloor) decision.burstFloor = snapshot.burstFloor;
   if (snapshot.failoverFloor) decision.failoverFloor = snapshot.failoverFloor;
   if (snapshot.mixFloor) decision.mixFloor = snapshot.mixFloor;
   if (snapshot.committedFloor) decision.committedFloor = snapshot.committedFloor;
@@ -193,79 +195,6 @@ export function decide(
   if (extra > 0) next.spotHeadroom = { held: extra, own };
   else if (next.spotHeadroom !== undefined) delete next.spotHeadroom;
   return { decision, state: next };
-}
-
-/** What the load and the forecast floor asked (after the budget ceiling), and the most the headroom may reach. */
-interface Asked {
-  load: number;
-  cap: number;
-}
-
-/**
- * Forecast floor, budget ceiling, mix plan floor, committed floor, failover floor, step limits,
- * then min/max: each leaves its reason when it acts. Without a budgetCeiling, a mixFloor and a
- * committedFloor the result is what it was before they existed (tests/engine/ceiling.test.ts).
- */
-function applyLimits(
-  policy: TargetPolicy,
-  snapshot: SignalSnapshot,
-  current: number,
-  proposed: number,
-  reasons: ReasonCode[],
-  asked?: Asked,
-): number {
-  let desired = proposed;
-  let cap = policy.scaling.maxCapacity;
-  const floor = snapshot.forecastFloor?.capacity;
-  if (floor !== undefined && Number.isFinite(floor) && floor > desired) {
-    desired = Math.ceil(floor);
-    reasons.push('ForecastFloor');
-    if (snapshot.forecastFloor?.fallback) reasons.push('ForecastFallback');
-    const lead = snapshot.leadTime;
-    if (lead && lead.minutes > lead.configuredMinutes) reasons.push('LeadTimeMeasured');
-  }
-  // The budget caps scale-out (signals and the forecast floor), never below where the target is:
-  // money stops growth, it does not take serving instances away. Worked example: current 8,
-  // signals ask 14, the budget pays for 11 -> 11, BudgetCapped; current 12, ceiling 11 -> 12.
-  // A ceiling at or above maxCapacity does not bind: the max clamp below names the limit.
-  const ceiling = snapshot.budgetCeiling?.capacity;
-  if (ceiling !== undefined && Number.isFinite(ceiling) && ceiling < policy.scaling.maxCapacity) {
-    cap = Math.max(current, Math.floor(ceiling));
-    if (desired > cap) {
-      desired = cap;
-      reasons.push('BudgetCapped');
-    }
-  }
-  const load = desired;
-  // The floors below win over the ceiling: capacity already planned is not given up for money.
-  const planned = snapshot.mixFloor?.capacity;
-  if (planned !== undefined && Number.isFinite(planned) && planned > desired) {
-    desired = Math.ceil(planned);
-    reasons.push('MixPlanFloor');
-  }
-  // The committed base is billed whether it runs or not: never run fewer than it.
-  const paid = snapshot.committedFloor?.capacity;
-  if (paid !== undefined && Number.isFinite(paid) && paid > desired) {
-    desired = Math.ceil(paid);
-    reasons.push('CommittedFloor');
-  }
-  // A failover group's floor: the standby's own scale-in must not undo a prescale or the warm floor.
-  const held = snapshot.failoverFloor?.capacity;
-  if (held !== undefined && Number.isFinite(held) && held > desired) {
-    desired = Math.ceil(held);
-    reasons.push('FailoverFloor');
-  }
-  const stepped = stepLimit(current, desired, policy.damping);
-  if (stepped.reason) reasons.push(stepped.reason);
-  const clamped = clamp(stepped.capacity, policy.scaling);
-  if (clamped.reason) reasons.push(clamped.reason);
-  if (clamped.capacity === 0 && current > 0) reasons.push('ScaleToZero');
-  if (asked) {
-    // What the load asked, as far as the step limits let the engine go this period.
-    asked.load = Math.min(load, clamped.capacity);
-    asked.cap = Math.min(cap, policy.scaling.maxCapacity);
-  }
-  return clamped.capacity;
 }
 
 interface Outcome {

@@ -97,6 +97,10 @@ const CLAUSES: Record<ReasonCode, Clause> = {
     d.floorFallback === 'naive-day'
       ? "forecast from yesterday's demand: the seasonal model scored worse over the last 24 h"
       : 'forecast from the last hour held flat: the seasonal model scored worse over the last 24 h',
+  BurstFloor: (d) =>
+    d.burstFloor
+      ? `bursts shorter than a scale-out spend the error budget at the most headroom, so ${plural(d.burstFloor.capacity, 'instance')} stand until ${new Date(d.burstFloor.until).toISOString().slice(0, 16).replace('T', ' ')} UTC: the ${Number((100 * d.burstFloor.quantile).toFixed(2))}th percentile of recent demand (${Math.round(d.burstFloor.demand).toLocaleString('en-US')} requests a minute) at the SLO capacity${d.burstFloor.asWritten ? ', with the load targets as written (the floor holds what the lowered ones would)' : ''}`
+      : 'a burst floor needs at least this much',
   FailoverFloor: (d) =>
     d.failoverFloor
       ? d.failoverFloor.phase === 'steady'
@@ -114,13 +118,13 @@ const CLAUSES: Record<ReasonCode, Clause> = {
       ? `the budget of ${d.budgetCeiling.maxUsdPerHour.toFixed(2)} USD/h pays for ${plural(d.budgetCeiling.capacity, 'instance')}, so scale-out stops there: the SLO is at risk for money`
       : 'the budget stops scale-out here: the SLO is at risk for money',
   BudgetBurning: (d) =>
-    `the error budget burns ${burn(d.headroom?.fastBurn)} as fast as the objective allows over the fast window (${burn(d.headroom?.slowBurn)} over the slow one), so load targets stand at ${factor(d)} of the policy's`,
+    `the error budget burns ${burn(d.headroom?.fastBurn)} as fast as the objective allows over the fast window (${burn(d.headroom?.slowBurn)} over the slow one), so ${heldAt(d)}`,
   BudgetSpare: (d) =>
     `the error budget is spare (${Math.round((d.headroom?.remaining ?? 0) * 100)} % left, burning ${burn(d.headroom?.fastBurn)}), so load targets stand at ${factor(d)} of the policy's`,
   SpareRoomClosed: (d) =>
     `the error budget's spare room narrowed (a burn window burns, or the pace rose toward its limit), so load targets are back at ${factor(d)} of the policy's`,
   BudgetExhausted: (d) =>
-    `the error budget is spent, so load targets stand at ${factor(d)} of the policy's, the most headroom it allows`,
+    `the error budget is spent, so ${heldAt(d)}${d.burstFloor?.asWritten ? '' : ', the most headroom it allows'}`,
   ForecastConfident: (d) => {
     const r = d.headroom?.forecastRoom;
     if (!r)
@@ -139,6 +143,11 @@ function burn(x: number | null | undefined): string {
 }
 
 const factor = (d: Decision): string => `${(d.headroom?.factor ?? 1).toFixed(2)}x`;
+/** Where the control holds the load targets, or, while the burst floor holds its headroom, that they stand as written. */
+const heldAt = (d: Decision): string =>
+  d.burstFloor?.asWritten
+    ? `the control is at ${factor(d)}, held by the burst floor instead: load targets stand as written`
+    : `load targets stand at ${factor(d)} of the policy's`;
 
 export function describeDecision(d: Decision, policy: TargetPolicy): string {
   const head =

@@ -19,33 +19,15 @@ export interface Reading {
   basis?: number;
 }
 
-/** A failover group's floor for one of its members: the group, its phase, the instances. */
-export interface FailoverFloor {
-  capacity: number;
-  groupId: string;
-  /** The planner's phase (steady, prescaling, halted, shifting, failed-over). */
-  phase: string;
-}
+export type * from './floor-types.ts';
 
-/** The capacity mix's loss cover: the instances that still serve the forecast after losing the largest spot pool. */
-export interface MixFloor {
-  capacity: number;
-}
-
-/**
- * The committed base: instances a capacity mix plan counts as paid for (Reserved Instances,
- * capacity reservations or a Savings Plan, capacityMix.committed, planned on what exists). They
- * are billed every hour whether they run or not, so running them costs nothing more.
- */
-export interface CommittedFloor {
-  capacity: number;
-}
-
-/** The budget's ceiling: the most instances maxUsdPerHour pays for. */
-export interface BudgetCeiling {
-  capacity: number;
-  maxUsdPerHour: number;
-}
+import type {
+  BudgetCeiling,
+  BurstFloorRecord,
+  CommittedFloor,
+  FailoverFloor,
+  MixFloor,
+} from './floor-types.ts';
 
 export type ActivationMetric = 'queueDepth' | 'invocations' | 'concurrency';
 
@@ -70,6 +52,11 @@ export interface SignalSnapshot {
     /** The simpler forecaster the floor came from, when the seasonal model had lately scored worse. */
     fallback?: 'recent-level' | 'naive-day';
   };
+  /**
+   * The error budget's burst floor (shared/slo/burst-floor.ts), while it stands: a floor like the
+   * forecast floor (the budget ceiling caps it), for bursts shorter than a scale-out.
+   */
+  burstFloor?: BurstFloorRecord;
   /**
    * The lead time the forecast floor was planned over: the policy's leadTimeMinutes, or more
    * when the target's measured scale-outs took longer (shared/floors/lead-time.ts).
@@ -149,6 +136,7 @@ export const REASON_CODES = [
   'ForecastFloor',
   'LeadTimeMeasured',
   'ForecastFallback',
+  'BurstFloor',
   'FailoverFloor',
   'MixPlanFloor',
   'CommittedFloor',
@@ -207,6 +195,8 @@ export interface Decision {
    * the capacity the written targets ask for.
    */
   youngBurst?: { factor: number; minutes: number; leadMinutes: number; capacity: number };
+  /** The burst floor, when one stood (see SignalSnapshot.burstFloor). */
+  burstFloor?: BurstFloorRecord;
   /** The failover floor, when one was given (see SignalSnapshot.failoverFloor). */
   failoverFloor?: FailoverFloor;
   /** The capacity mix plan's floor, when one was given (see SignalSnapshot.mixFloor). */
@@ -219,7 +209,8 @@ export interface Decision {
   spotHeadroom?: { instances: number; held: number };
   /**
    * The error-budget control's headroom this period (shared/slo/control.ts), when the target has
-   * an SLO objective: the factor its load targets were multiplied by and why.
+   * an SLO objective: the factor its load targets were multiplied by and why (while the burst
+   * floor held it, burstFloor.asWritten, the control's factor, and the targets stood as written).
    */
   headroom?: {
     factor: number;

@@ -112,6 +112,35 @@ export const SpareRoomSchema = z
   })
   .strict();
 
+/**
+ * Standing capacity for bursts shorter than a scale-out (shared/slo/burst-floor.ts): once the
+ * control is at minTargetFactor and the window's pace is above 1, a floor at the quantile of the
+ * last windowMinutes' demand the objective must cover stands for a window after the last time
+ * that holds.
+ */
+export const BurstFloorSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Hold a standing floor while bursts shorter than a scale-out spend the budget at the most headroom (docs/slo.md, "The burst floor"). false: headroom from the load targets only.',
+      ),
+    windowMinutes: z
+      .number()
+      .int({ message: 'must be a whole number of minutes' })
+      .min(60, {
+        message:
+          'must be at least 60: the floor is the demand of this many minutes at a high quantile, and less than an hour holds too few minutes to see the bursts it must cover',
+      })
+      .max(10_080)
+      .default(1440)
+      .describe(
+        "Minutes of demand the floor's quantile is read over (re-measured hourly), and how long it stands after the last minute that triggered it. 1440: the last day.",
+      ),
+  })
+  .strict();
+
 /** How the error budget moves headroom: the bounds, the burn-rate windows and the damping. */
 export const SloControlSchema = z
   .object({
@@ -204,6 +233,9 @@ export const SloControlSchema = z
     spareRoom: SpareRoomSchema.default(SpareRoomSchema.parse({})).describe(
       'Room beyond maxTargetFactor while the error budget has been barely spent for days (docs/slo.md).',
     ),
+    burstFloor: BurstFloorSchema.default(BurstFloorSchema.parse({})).describe(
+      'Standing capacity while bursts shorter than a scale-out spend the budget at the most headroom (docs/slo.md).',
+    ),
   })
   .strict();
 
@@ -229,3 +261,4 @@ export type SloObjective = z.infer<typeof SloObjectiveSchema>;
 export type SloControl = z.infer<typeof SloControlSchema>;
 export type ForecastRoom = z.infer<typeof ForecastRoomSchema>;
 export type SpareRoom = z.infer<typeof SpareRoomSchema>;
+export type BurstFloor = z.infer<typeof BurstFloorSchema>;

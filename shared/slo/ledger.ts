@@ -146,6 +146,13 @@ export class SliLedger {
     return this.#fast;
   }
 
+  /** The requests of the fast window's minutes, oldest first (the burst floor's level: shared/slo/burst-floor.ts). */
+  fastRequests(): number[] {
+    const out: number[] = [];
+    for (let i = this.#minutesHead; i < this.#minutes.length; i++) out.push(this.#minutes[i]!.requests);
+    return out;
+  }
+
   /** The budget window: the last windowMinutes, by the hour (the oldest hour may be partial). */
   window(): WindowCounts {
     return { ...this.#window };

@@ -186,6 +186,26 @@ describe('the verdict', () => {
     expect(judge(g(500, 0.99), true, SWEEP)).not.toContain('held at its peak');
   });
 
+  it('when Governor meets it where no target does, says so of a fleet held at its peak only when that costs less', () => {
+    const none = [p(0.5, 800, 0.99), p(0.6, 700, 0.98)];
+    const judge = (held: { costVsOracle: number; meetsObjective: boolean }) =>
+      judgeSlo({
+        objective,
+        governor: g(900, 0.997),
+        best: bestTarget(none),
+        closest: closestTarget(none),
+        savingAtEqualSlo: null,
+        heldAtPeak: { instances: 40, ...held },
+      });
+    const v = judge({ costVsOracle: 1.5, meetsObjective: true });
+    expect(v.outcome).toBe('win');
+    expect(v.sentence).toBe(
+      'Governor meets 99.5 % of minutes within the SLO (99.7 %) at 1.80x the oracle; target tracking cannot meet it at any target (at best 99 % at 0.5 x saturation, 1.60x); a fleet held at its peak (40 instances) meets it for less, at 1.50x.',
+    );
+    expect(judge({ costVsOracle: 1.9, meetsObjective: true }).sentence).not.toContain('held at its peak');
+    expect(judge({ costVsOracle: 1.5, meetsObjective: false }).sentence).not.toContain('held at its peak');
+  });
+
   it('says when the attainment is the worst window of a run longer than the window', () => {
     const v = judgeSlo({
       objective,

@@ -96,6 +96,7 @@ export interface SnapshotSpec {
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
   mixFloor?: SignalSnapshot['mixFloor'];
+  burstFloor?: SignalSnapshot['burstFloor'];
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
   spotHeadroom?: SignalSnapshot['spotHeadroom'];
@@ -130,6 +131,7 @@ export function snapshot(spec: SnapshotSpec): SignalSnapshot {
   if (spec.noise) snap.noise = spec.noise;
   if (spec.failoverFloor) snap.failoverFloor = spec.failoverFloor;
   if (spec.mixFloor) snap.mixFloor = spec.mixFloor;
+  if (spec.burstFloor) snap.burstFloor = spec.burstFloor;
   if (spec.committedFloor) snap.committedFloor = spec.committedFloor;
   if (spec.budgetCeiling) snap.budgetCeiling = spec.budgetCeiling;
   if (spec.spotHeadroom) snap.spotHeadroom = spec.spotHeadroom;
@@ -153,6 +155,7 @@ export interface Tick {
   noise?: SignalSnapshot['noise'];
   failoverFloor?: SignalSnapshot['failoverFloor'];
   mixFloor?: SignalSnapshot['mixFloor'];
+  burstFloor?: SignalSnapshot['burstFloor'];
   committedFloor?: SignalSnapshot['committedFloor'];
   budgetCeiling?: SignalSnapshot['budgetCeiling'];
   spotHeadroom?: SignalSnapshot['spotHeadroom'];

@@ -262,6 +262,23 @@ const SCENARIOS: Scenario[] = [
       'Hold at 12 instances: every signal has been below its band for 1 period; the capacity mix needs 12 instances so that losing its largest spot pool still serves the forecast.',
   },
   {
+    case: 'the burst floor holds capacity up and says what bursts it is for, and until when',
+    policy: three(),
+    start: 12,
+    ticks: one(v(50, 30), {
+      burstFloor: {
+        capacity: 12,
+        demand: 1180.4,
+        quantile: 0.996,
+        until: Date.UTC(2026, 10, 29, 14, 5),
+        asWritten: true,
+      },
+    }),
+    reasons: ['ScaleInBreach', 'BurstFloor'],
+    message:
+      'Hold at 12 instances: every signal has been below its band for 1 period; bursts shorter than a scale-out spend the error budget at the most headroom, so 12 instances stand until 2026-11-29 14:05 UTC: the 99.6th percentile of recent demand (1,180 requests a minute) at the SLO capacity, with the load targets as written (the floor holds what the lowered ones would).',
+  },
+  {
     case: 'the committed base stays running: it is paid whether it runs or not',
     policy: three(),
     start: 12,

@@ -28,6 +28,10 @@ const INVALID: { file: string; line: string }[] = [
     line: 'targets[0].slo.control.maxTargetFactor must be at least 1: it is the leanest the targets may go, and 1 is the policy as written; for more headroom lower minTargetFactor or the targets themselves',
   },
   {
+    file: 'invalid-burst-window.yaml',
+    line: 'targets[0].slo.control.burstFloor.windowMinutes must be at least 60: the floor is the demand of this many minutes at a high quantile, and less than an hour holds too few minutes to see the bursts it must cover',
+  },
+  {
     file: 'invalid-objective-of-one.yaml',
     line: 'targets[0].slo.objective.minutes must be at most 0.9999: an objective of 1 leaves no error budget, so any bad minute would break it; use 0.999 or 0.9999',
   },

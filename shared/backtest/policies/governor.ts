@@ -17,9 +17,19 @@ import type { EngineState, ReasonCode, SignalSnapshot } from '../../engine/types
 import { bandRatioOf } from '../../floors/forecast.ts';
 import { effectiveLead } from '../../floors/lead-time.ts';
 import { DEFAULT_LEAD_TIME_MINUTES } from '../../policy/forecast-schema.ts';
-import type { TargetPolicy } from '../../policy/schema.ts';
+import { plannedRequestsPerInstance, type TargetPolicy } from '../../policy/schema.ts';
 import { basisSource } from '../../signals/sources.ts';
 import { type NoiseModel, rescaleNoise } from '../../sizing/noise-model.ts';
+import {
+  BURST_MEASURE_MINUTES,
+  type BurstDemand,
+  type BurstFloorDecision,
+  type BurstFloorState,
+  burstFloor,
+  burstTriggered,
+  levelOf,
+  measureBurstDemand,
+} from '../../slo/burst-floor.ts';
 import type { HeadroomState } from '../../slo/control.ts';
 import { forecastRoom, type RoomDecision, type RoomInput, writtenRoomOf } from '../../slo/forecast-room.ts';
 import { annotateDecision, floorWithHeadroom, headroomReasons, withHeadroom } from '../../slo/headroom.ts';
@@ -51,7 +61,7 @@ export interface GovernorOptions {
  * the band stored beside the floor. Null: the target has no objective
  * with control (no latency signal, or control off), and decide() sees the policy as written.
  */
-function budgetControl(target: TargetPolicy) {
+function budgetControl(target: TargetPolicy, unitScale: number) {
   const slo = sloOf(target);
   const control = slo.control;
   const sli = slo.sli;
@@ -64,6 +74,46 @@ function budgetControl(target: TargetPolicy) {
   const targets = new Map<number, TargetPolicy>();
   const writtenRoom = writtenRoomOf(target);
   let lastRoom: { factor: number; target: TargetPolicy } | null = null;
+  /** Requests of every delivered minute in the policy's units, for the burst floor. */
+  const demand: number[] = [];
+  let burstState: BurstFloorState | undefined;
+  /** The burst demand measured at a whole hour of delivered minutes (as the forecast function measures it hourly). */
+  let measured: { at: number; value: BurstDemand | null } | null = null;
+  const rpmAtSlo = target.instanceCapacity?.requestsPerMinuteAtSlo;
+  const planned = plannedRequestsPerInstance(target);
+  const burstOn = control.burstFloor.enabled && rpmAtSlo !== undefined;
+  /** The ledger counts the trace's requests, the floor reads the policy's units. */
+  const scaled = (v: number | null) => (v === null ? null : v * unitScale);
+  /**
+   * The burst floor this minute (shared/slo/burst-floor.ts). The demand quantile and the level are
+   * computed only while the floor is triggered or stands; the quantile is the one measured at the
+   * last whole hour of delivered minutes, what an hourly measurement would hold.
+   */
+  const burst = (step: SloStep, room: RoomDecision, now: number): BurstFloorDecision | null => {
+    const trigger = { pace: step.status.pace, budgetFactor: step.headroom.factor, control };
+    const until = burstState?.standUntil ?? null;
+    if (!burstTriggered(trigger) && (until === null || now >= until)) {
+      burstState = undefined;
+      return null;
+    }
+    const hour = demand.length - (demand.length % BURST_MEASURE_MINUTES);
+    if (measured?.at !== hour) {
+      const at = now - (demand.length - hour) * 60_000;
+      const window = demand.slice(Math.max(0, hour - control.burstFloor.windowMinutes), hour);
+      measured = { at: hour, value: measureBurstDemand(window, slo.minutes, control, at) };
+    }
+    const decision = burstFloor(burstState, {
+      now,
+      ...trigger,
+      appliedFactor: room.factor,
+      measured: measured.value,
+      level: scaled(levelOf(ledger.fastRequests())),
+      requestsPerMinuteAtSlo: rpmAtSlo,
+      plannedRequestsPerInstance: planned,
+    });
+    burstState = decision.state;
+    return decision;
+  };
   /** The target under a factor: the budget's kept by value, the room's one at a time (it moves with the band). */
   const scaledTarget = (room: RoomDecision): TargetPolicy => {
     const f = room.factor;
@@ -84,11 +134,12 @@ function budgetControl(target: TargetPolicy) {
       view: FleetView,
       bandRatio: number | null,
       lead: RoomInput['lead'],
-    ): { step: SloStep; room: RoomDecision; target: TargetPolicy } {
+    ): { step: SloStep; room: RoomDecision; target: TargetPolicy; burst: BurstFloorDecision | null } {
       const samples: SliSample[] = [];
       for (; seen < view.metrics.count; seen++) {
         // One field at a time: no datapoint object built per simulated minute.
         const m = view.metrics;
+        if (burstOn) demand.push(m.valueAt(seen, 'requests') * unitScale);
         const s = sliSample(
           m.valueAt(seen, 'minute'),
           m.valueAt(seen, field),
@@ -107,7 +158,9 @@ function budgetControl(target: TargetPolicy) {
         burn: step.status,
         lead,
       });
-      return { step, room, target: scaledTarget(room) };
+      const b = burstOn ? burst(step, room, view.now) : null;
+      // While the burst floor holds the headroom the lowered targets would, the targets stand as written.
+      return { step, room, target: b?.asWritten ? target : scaledTarget(room), burst: b };
     },
   };
 }
@@ -126,7 +179,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
   let lead = effectiveLead(configuredLead, []);
   /** The lead now against the configured one, for the forecast room (a new object only when it moves). */
   let roomLead: RoomInput['lead'] = { minutes: lead.minutes, configuredMinutes: configuredLead };
-  const budget = budgetControl(target);
+  const budget = budgetControl(target, unitScale);
   const readsBasis = basisSource(target) !== null;
   // The budget's scaled targets change the signals' targets, never which metrics they read.
   const readers = readersOf(target);
@@ -153,7 +206,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
         ? bandRatioOf(lookahead.p50[minute]!, lookahead.p90[minute]!)
         : null;
     const slo = budget?.step(view, band, roomLead);
-    const factor = slo?.room.factor ?? 1;
+    const factor = slo?.burst?.asWritten ? 1 : (slo?.room.factor ?? 1);
     const policy = slo?.target ?? target;
     const snapshot = snapshotWith(view, readers, unitScale, readsBasis);
     // The factor goes with the lowered targets, as the evaluator gives it: a young panic is sized without it.
@@ -184,6 +237,7 @@ export function governorPolicy(options: GovernorOptions): Policy {
         snapshot.noise = scaledNoise!;
       }
     }
+    if (slo?.burst?.floor) snapshot.burstFloor = slo.burst.floor;
     if (spotHeadroom > 0) {
       // The mix's floors go to the engine with the headroom, as the evaluator gives them in AWS.
       snapshot.spotHeadroom = { instances: spotHeadroom };
