@@ -1,9 +1,9 @@
 /**
  * One attempt at a target's decision, before its claim: the snapshot from the capacity, the
- * readings and the state item (forecast or level floor, measured lead and noise, failover and mix
- * floors, the budget's ceiling), the engine's decision under the error budget's headroom
- * (./slo.ts), and the plan for it (shared/apply/plan.ts). Pure but for the id it draws; a lost
- * claim makes a new attempt from freshly read state.
+ * readings and the state item (forecast or level floor, measured lead and noise, the burst floor,
+ * failover and mix floors, the budget's ceiling), the engine's decision under the error budget's
+ * headroom (./slo.ts), and the plan for it (shared/apply/plan.ts). Pure but for the id it draws;
+ * a lost claim makes a new attempt from freshly read state.
  */
 
 import { conflictMessage } from '../../shared/apply/conflicts.ts';
@@ -69,7 +69,7 @@ export function attempt(
   // The error budget's step (and the forecast room, from the floor step's band): its factor
   // scales the load targets and the floor below.
   const room = floor.kind === 'floor' ? { bandRatio: floor.bandRatio, lead: floor.lead } : null;
-  const slo = stepTargetSlo(t, stored.slo, readings.readings, capacity.ready, ctx.now, room);
+  const slo = stepTargetSlo(t, stored, readings.readings, capacity.ready, ctx.now, room);
   // A level floor is the last level plus its noise, planned over no lead: none to report.
   const lead = floor.kind === 'floor' && floor.floorKind === 'forecast' ? floor.lead : null;
   // The capacity mix: the loss cover of the forecast under the plan in force, and the budget's ceiling.
@@ -102,6 +102,9 @@ export function attempt(
         }
       : {}),
     ...(noise.kind === 'noise' ? { noise: noise.model } : {}),
+    // The error budget's burst floor, while it stands: not scaled by the factor (it is already
+    // the demand at the SLO capacity), capped by the budget's ceiling like the forecast floor.
+    ...(slo?.burst.floor ? { burstFloor: slo.burst.floor } : {}),
     ...(inp.failoverFloor && inp.failoverFloor.capacity !== null && inp.failoverFloor.phase !== null
       ? {
           failoverFloor: {

@@ -1,7 +1,8 @@
 /**
  * Demand history of the due targets: per region, the calls shared/signals/history-plan.ts plans
- * (five-minute history for forecasts, one-minute for the noise, in one GetMetricData where
- * CloudWatch allows), each paged by the adapter; then each target's own slice of the results.
+ * (five-minute history for forecasts, one-minute for the noise and the burst floor's demand, in
+ * one GetMetricData where CloudWatch allows), each paged by the adapter; then each target's own
+ * slice of the results: one one-minute query a target, cut to each measurement's own window.
  * A failed call fails every target it carried (the run reports them); other calls go on.
  */
 
@@ -16,6 +17,7 @@ import {
   type HistoryWindow,
 } from '../../shared/signals/demand.ts';
 import { type HistoryCall, type HistoryNeed, planRegionHistory } from '../../shared/signals/history-plan.ts';
+import { burstMeasureOf } from '../../shared/state/burst-demand.ts';
 import type { ForecastPorts } from './ports.ts';
 
 export interface TargetHistory {
@@ -23,6 +25,8 @@ export interface TargetHistory {
   fiveMinute: { demand: DemandHistory; window: HistoryWindow } | null;
   /** One-minute history over its noise.historyMinutes; null when its noise is not read. */
   oneMinute: { demand: DemandHistory; historyMinutes: number; clamped: string | null } | null;
+  /** One-minute history over its burstFloor.windowMinutes; null when its burst demand is not read. */
+  burst: { demand: DemandHistory; windowMinutes: number } | null;
 }
 
 export type Histories = Map<string, TargetHistory | Error>;
@@ -52,9 +56,15 @@ function ownPart(
     part.fiveMinute = { demand: lastBins(demandHistory(five, results, call.window), bins), window };
   }
   if (one.length > 0) {
-    const { minutes, clamped } = noiseHistoryMinutes(t.noise!);
+    // One query over the longer window: each measurement takes its own last minutes of it.
     const all = demandHistory(one, results, call.window, NOISE_PERIOD_SECONDS);
-    part.oneMinute = { demand: lastBins(all, minutes), historyMinutes: minutes, clamped };
+    if (t.noise?.enabled) {
+      const { minutes, clamped } = noiseHistoryMinutes(t.noise);
+      part.oneMinute = { demand: lastBins(all, minutes), historyMinutes: minutes, clamped };
+    }
+    const burst = burstMeasureOf(t);
+    if (burst)
+      part.burst = { demand: lastBins(all, burst.windowMinutes), windowMinutes: burst.windowMinutes };
   }
   return part;
 }
@@ -65,7 +75,7 @@ export async function readHistories(
   now: number,
 ): Promise<Histories> {
   const out: Histories = new Map();
-  for (const n of needs) out.set(n.target.id, { fiveMinute: null, oneMinute: null });
+  for (const n of needs) out.set(n.target.id, { fiveMinute: null, oneMinute: null, burst: null });
   for (const region of [...new Set(needs.map((n) => n.target.region))]) {
     const inRegion = needs.filter((n) => n.target.region === region);
     for (const call of planRegionHistory(inRegion, now).calls) {

@@ -28,6 +28,18 @@ export type NoiseOutcome =
     }
   | { status: 'unmeasured'; why: string };
 
+/** What the run made of the target's burst demand (the burst floor's; ./burst.ts), for its log line. */
+export type BurstOutcome =
+  | {
+      status: 'measured';
+      /** Requests a minute at the quantile. */
+      demand: number;
+      quantile: number;
+      /** Minutes with a count it was read from. */
+      minutes: number;
+    }
+  | { status: 'unmeasured'; why: string };
+
 /** Why a target's floor got no scheduled actions (the floor itself was written). */
 export type ActionsSkipped = 'Disabled' | 'NotSageMaker' | 'OtherRegion' | 'NotRegistered' | 'LevelFloor';
 
@@ -77,19 +89,24 @@ export type TargetOutcome = { targetId: string } & (
       level?: { level: number; until: number; unavailable: string };
       /** The noise measured this run (noise.enabled). */
       noise?: NoiseOutcome;
+      /** The burst demand measured this run (a burst floor that can stand). */
+      burst?: BurstOutcome;
     }
-  | { outcome: 'fresh'; computedAt: number; of?: 'noise' }
+  /** Nothing due: the floor (or, without a forecast, the one-minute measurements) still fresh. */
+  | { outcome: 'fresh'; computedAt: number; of?: 'noise' | 'burst demand' }
   | {
       outcome: 'no-floor';
       reason: 'NoData' | 'InsufficientHistory' | 'Rejected';
       message: string;
       noise?: NoiseOutcome;
+      burst?: BurstOutcome;
     }
   /**
-   * The noise alone measured (and stored): a target with noise.enabled and no forecast, or a
-   * forecast target whose floor, made at `floorFrom`, is still fresh (the noise is refitted hourly).
+   * The one-minute measurements alone (and stored): a target with noise.enabled or a burst floor
+   * and no forecast, or a forecast target whose floor, made at `floorFrom`, is still fresh (the
+   * noise and the burst demand are measured hourly). `noise` is absent when noise.enabled is false.
    */
-  | { outcome: 'noise'; noise: NoiseOutcome; floorFrom?: number }
+  | { outcome: 'noise'; noise?: NoiseOutcome; burst?: BurstOutcome; floorFrom?: number }
   | { outcome: 'failed'; detail: string }
   /** Not started for lack of time (DeadlineReached): nothing written; the run fails so it is retried. */
   | { outcome: 'deferred'; detail: string }

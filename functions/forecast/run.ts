@@ -5,10 +5,11 @@
  *   deployment's) and age (at most MAX_TICK_AGE_SECONDS old, at most 60 s ahead): refused with
  *   no AWS call -> its id, claimed in the state table's tick ledger: a tick already run is
  *   refused (a failed run may run again) -> policy from SSM, main parameter and parts (invalid -> PolicyError) ->
- *   targets with forecast.enabled or noise.enabled -> which are due (GetItem: a floor and noise
- *   younger than refreshMinutes are kept) -> demand history, paged GetMetricData per region
- *   (five-minute and one-minute queries in one call where CloudWatch allows) -> each target:
- *   noise, forecast, floor (forecast or level), scheduled actions.
+ *   targets with forecast.enabled, noise.enabled or a burst floor -> which are due (GetItem: a
+ *   floor younger than refreshMinutes, noise and burst demand younger than an hour are kept) ->
+ *   demand history, paged GetMetricData per region (five-minute and one-minute queries in one
+ *   call where CloudWatch allows) -> each target: noise, burst demand, forecast, floor (forecast
+ *   or level), scheduled actions.
  * Every target is attempted; a target whose I/O failed fails the run at the end (after the
  * others are written), so the function's Errors metric and its alarm see it.
  * In shadow mode, or with the kill switch on (read every run, its one meaning in
@@ -19,12 +20,8 @@
  * A target is not started with less than FORECAST_TARGET_MARGIN_MS left (outcome deferred,
  * DeadlineReached); the run then fails, so its retry (the same tick) redoes the rest.
  */
-import type { StoredForecastInputs } from '../../shared/aws/forecast-store.ts';
 import { clip } from '../../shared/events/bounded.ts';
 import { type Ignored, screenScheduledTick } from '../../shared/events/routing.ts';
-import { isFresh } from '../../shared/floors/forecast.ts';
-import { isNoiseFresh } from '../../shared/floors/noise.ts';
-import { ForecastFloorSchema, type StoredNoise, StoredNoiseSchema } from '../../shared/floors/stored.ts';
 import {
   deadlineReached,
   FORECAST_TARGET_MARGIN_MS,
@@ -33,14 +30,14 @@ import {
 } from '../../shared/invocation/budget.ts';
 import { errorText } from '../../shared/invocation/errors.ts';
 import { readKillSwitch } from '../../shared/invocation/kill-switch.ts';
-import type { PolicyFile, TargetPolicy } from '../../shared/policy/schema.ts';
+import type { PolicyFile } from '../../shared/policy/schema.ts';
 import { readPolicy } from '../../shared/policy-store/read.ts';
-import type { HistoryNeed } from '../../shared/signals/history-plan.ts';
-import { storedLead } from '../../shared/state/lead-samples.ts';
+import { burstMeasureOf } from '../../shared/state/burst-demand.ts';
 import type { ForecastConfig } from './config.ts';
 import type { RunContext } from './context.ts';
+import { dueTargets, needsOf } from './due.ts';
 import { readHistories } from './history.ts';
-import { type TargetLead, type TargetOutcome, type Withheld, warmFailed } from './outcomes.ts';
+import { type TargetOutcome, type Withheld, warmFailed } from './outcomes.ts';
 import type { ForecastPorts } from './ports.ts';
 import { forecastTarget } from './target.ts';
 import type { ForecastTelemetry } from './telemetry.ts';
@@ -102,73 +99,6 @@ async function withheld(deps: ForecasterDeps): Promise<Withheld | null> {
   return 'kill-switch';
 }
 
-/** A target this run visits: whether its floor and its noise are due, and the lead it plans over. */
-interface DueTarget {
-  t: TargetPolicy;
-  /** null for a run of the noise alone: a target without a forecast, or whose floor is fresh. */
-  lead: TargetLead | null;
-  /** When the noise alone is due on a forecast target: when its fresh floor was made. */
-  floorFrom?: number;
-}
-
-/** The lead a forecast target plans over, and the problems of its stored samples. */
-function leadOf(deps: ForecasterDeps, t: TargetPolicy, stored: StoredForecastInputs): TargetLead | null {
-  if (!t.forecast?.enabled) return null;
-  const { lead, problems } = storedLead(t.forecast.leadTimeMinutes, stored);
-  for (const p of problems) deps.telemetry.warn(`state of ${t.id}: ${p}`, { targetId: t.id });
-  const previous = ForecastFloorSchema.safeParse(stored.floor);
-  return { ...lead, previousMinutes: previous.data?.leadTimeMinutes ?? null };
-}
-
-/** The stored noise, or undefined (a malformed one is set aside with a warning, and refitted). */
-function noiseOf(deps: ForecasterDeps, t: TargetPolicy, raw: unknown): StoredNoise | undefined {
-  if (raw === undefined) return undefined;
-  const parsed = StoredNoiseSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(value)'} ${i.message}`).join('; ');
-  deps.telemetry.warn(`state of ${t.id}: noise set aside (refitted this run): ${issues}`, { targetId: t.id });
-  return undefined;
-}
-
-/**
- * The targets that are due, with the lead each is planned over, and a 'fresh' or 'failed'
- * outcome for the others. One GetItem a target reads the stored floor, the measured lead times
- * and the noise. A forecast target is due when its floor is not fresh (built over another lead
- * or noise term than now applies, or older than refreshMinutes); its noise alone is due when
- * the floor is fresh and the noise is older than an hour (every run refits it, as the backtest
- * does), and so is a target with noise and no forecast.
- */
-async function dueTargets(deps: ForecasterDeps, targets: TargetPolicy[], now: number) {
-  const due: DueTarget[] = [];
-  const outcomes: TargetOutcome[] = [];
-  for (const t of targets) {
-    try {
-      const stored = await deps.ports.floors.read(t.id);
-      const lead = leadOf(deps, t, stored);
-      const noise = noiseOf(deps, t, stored.noise);
-      const noiseFresh = !t.noise?.enabled || isNoiseFresh(t, noise, now);
-      if (lead && !isFresh(t, stored.floor, now, lead.minutes)) due.push({ t, lead });
-      else if (lead) {
-        const floor = ForecastFloorSchema.parse(stored.floor);
-        if (noiseFresh) outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: floor.computedAt });
-        else due.push({ t, lead: null, floorFrom: floor.computedAt });
-      } else if (!noiseFresh) due.push({ t, lead: null });
-      else outcomes.push({ targetId: t.id, outcome: 'fresh', computedAt: noise!.computedAt, of: 'noise' });
-    } catch (error) {
-      outcomes.push({
-        targetId: t.id,
-        outcome: 'failed',
-        detail: `cannot read the stored floor: ${errorText(error)}`,
-      });
-    }
-  }
-  return { due, outcomes };
-}
-
-/** What each due target reads: five-minute history for a forecast, one-minute for its noise. */
-const needsOf = (due: DueTarget[]): HistoryNeed[] =>
-  due.map(({ t, lead }) => ({ target: t, forecast: lead !== null, noise: t.noise?.enabled === true }));
-
 const failed = (o: TargetOutcome) =>
   o.outcome === 'failed' ||
   o.outcome === 'deferred' ||
@@ -196,9 +126,13 @@ async function claim(deps: ForecasterDeps, id: string, now: number): Promise<Ign
 
 export function createForecaster(deps: ForecasterDeps) {
   async function targetsOf(policy: PolicyFile, now: number, leftMs: TimeLeft) {
-    const targets = policy.targets.filter((t) => t.forecast?.enabled || t.noise?.enabled);
+    const targets = policy.targets.filter(
+      (t) => t.forecast?.enabled || t.noise?.enabled || burstMeasureOf(t) !== null,
+    );
     if (targets.length === 0)
-      deps.telemetry.info('no target has forecast.enabled or noise.enabled: nothing to forecast');
+      deps.telemetry.info(
+        'no target has forecast.enabled, noise.enabled or a burst floor: nothing to forecast',
+      );
     const { due, outcomes } = await dueTargets(deps, targets, now);
     const histories = await readHistories(deps.ports, needsOf(due), now);
     const ctx: RunContext = { ...deps, now, leftMs, withheld: due.length > 0 ? await withheld(deps) : null };

@@ -1,11 +1,12 @@
 /**
- * One target's forecast: one-minute demand -> its noise (when noise is on) -> five-minute demand
- * -> forecast() -> warm capacity (when warmPool is on) -> floor schedule (the quantile and the
- * median plus its noise) -> one UpdateItem of the state item's forecastFloor and noise -> band
- * metrics -> scheduled actions (SageMaker, when the policy asks) -> warm pool size (Auto Scaling
- * groups). Too little history is a result: the level floor when the noise was measured
- * (./noise.ts), else no floor, and a log line that says where the demand was looked for; failed
- * I/O is a failed outcome the run reports.
+ * One target's forecast: one-minute demand -> its noise (when noise is on) and its burst demand
+ * (when its burst floor can stand) -> five-minute demand -> forecast() -> warm capacity (when
+ * warmPool is on) -> floor schedule (the quantile and the median plus its noise) -> one
+ * UpdateItem of the state item's forecastFloor, noise and burstDemand -> band metrics ->
+ * scheduled actions (SageMaker, when the policy asks) -> warm pool size (Auto Scaling groups).
+ * Too little history is a result: the level floor when the noise was measured (./noise.ts), else
+ * no floor, and a log line that says where the demand was looked for; failed I/O is a failed
+ * outcome the run reports.
  */
 import { maxOf } from '#shared/arrays/extent.ts';
 import {
@@ -23,6 +24,7 @@ import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/poli
 import { describeSources } from '../../shared/signals/demand.ts';
 import type { WarmCapacityPlan } from '../../shared/sizing/warm-capacity.ts';
 import { writeActions } from './actions.ts';
+import { burstOf, type MeasuredBurst, measureBurst, storedBurst } from './burst.ts';
 import type { RunContext } from './context.ts';
 import type { TargetHistory } from './history.ts';
 import { floorNoise, type MeasuredNoise, measureNoise, planLevelFloor } from './noise.ts';
@@ -71,13 +73,24 @@ const withNoise = (n: FloorNoise | undefined) => (n ? { noise: n } : {});
 const noiseOf = (m: MeasuredNoise | null) => (m ? { noise: m.outcome } : {});
 const storedNoise = (m: MeasuredNoise | null) => (m?.stored ? { noise: m.stored } : {});
 
+/** What a run measured from the target's one-minute demand (each null when off or not read). */
+interface Measured {
+  noise: MeasuredNoise | null;
+  burst: MeasuredBurst | null;
+}
+
+/** The one-minute measurements of a run, as attributes of its one UpdateItem. */
+const stored = ({ noise, burst }: Measured) => ({ ...storedNoise(noise), ...storedBurst(burst) });
+/** And as its outcome's clauses. */
+const outcomesOf = ({ noise, burst }: Measured) => ({ ...noiseOf(noise), ...burstOf(burst) });
+
 /**
  * One target's run from its history (already read): the noise fitted from its one-minute demand
- * (noise.enabled), then the forecast floor with the noise term, or, when the forecast is
- * unavailable for lack of history, the level floor; floor and noise stored in one UpdateItem.
- * A target without a forecast, or whose floor is still fresh (`floorFrom`), gets its noise stored
- * alone (it widens the evaluator's band): the noise is refitted every hour, the floor every
- * refreshMinutes.
+ * (noise.enabled) and the burst floor's demand measured from it, then the forecast floor with the
+ * noise term, or, when the forecast is unavailable for lack of history, the level floor; floor,
+ * noise and burst demand stored in one UpdateItem. A target without a forecast, or whose floor is
+ * still fresh (`floorFrom`), gets its noise and burst demand stored alone (the evaluator's band
+ * and burst floor read them): they are measured every hour, the floor every refreshMinutes.
  */
 export async function forecastTarget(
   ctx: RunContext,
@@ -89,27 +102,28 @@ export async function forecastTarget(
   const noise = measureNoise(t, h.oneMinute, ctx.now);
   if (noise?.outcome.status === 'measured' && noise.outcome.clamped)
     ctx.telemetry.warn(`forecast ${t.id}: ${noise.outcome.clamped}`, { targetId: t.id });
+  const m: Measured = { noise, burst: measureBurst(t, h.burst, ctx.now) };
   if (!t.forecast?.enabled || !lead || !h.fiveMinute) {
-    await ctx.ports.floors.write(t.id, storedNoise(noise));
+    await ctx.ports.floors.write(t.id, stored(m));
     return {
       targetId: t.id,
       outcome: 'noise',
-      noise: noise?.outcome ?? { status: 'unmeasured', why: 'noise.enabled is false' },
+      ...outcomesOf(m),
       ...(floorFrom === undefined ? {} : { floorFrom }),
     };
   }
   const planned = planForecastFloor(ctx, t, h.fiveMinute, lead, noise);
-  if (planned.ok) return writeForecastFloor(ctx, t, planned, lead, noise);
+  if (planned.ok) return writeForecastFloor(ctx, t, planned, lead, m);
   const level =
     planned.reason === 'Rejected' ? null : planLevelFloor(t, noise, lead, h.fiveMinute.window.end, ctx.now);
-  if (level) return writeLevelFloor(ctx, t, level, lead, noise, planned);
-  await ctx.ports.floors.write(t.id, storedNoise(noise));
+  if (level) return writeLevelFloor(ctx, t, level, lead, m, planned);
+  await ctx.ports.floors.write(t.id, stored(m));
   return {
     targetId: t.id,
     outcome: 'no-floor',
     reason: planned.reason,
     message: planned.message,
-    ...noiseOf(noise),
+    ...outcomesOf(m),
   };
 }
 
@@ -118,10 +132,10 @@ async function writeForecastFloor(
   t: TargetPolicy,
   p: Extract<Planned, { ok: true }>,
   lead: TargetLead,
-  noise: MeasuredNoise | null,
+  m: Measured,
 ): Promise<TargetOutcome> {
   const { floor, result, warm } = p;
-  await ctx.ports.floors.write(t.id, { forecastFloor: floor, ...storedNoise(noise) });
+  await ctx.ports.floors.write(t.id, { forecastFloor: floor, ...stored(m) });
   ctx.telemetry.band(t.id, bandPoints(result, floor, ctx.now));
   return {
     targetId: t.id,
@@ -137,7 +151,7 @@ async function writeForecastFloor(
     ...(warm ? { warm: await keepWarm(ctx, t, warm) } : {}),
     ...(floor.noise ? { floorSigmas: floor.noise.floorSigmas } : {}),
     ...(result.fallback ? { fallback: result.fallback.message } : {}),
-    ...noiseOf(noise),
+    ...outcomesOf(m),
   };
 }
 
@@ -151,10 +165,10 @@ async function writeLevelFloor(
   t: TargetPolicy,
   floor: ForecastFloor,
   lead: TargetLead,
-  noise: MeasuredNoise | null,
+  m: Measured,
   unavailable: Extract<Planned, { ok: false }>,
 ): Promise<TargetOutcome> {
-  await ctx.ports.floors.write(t.id, { forecastFloor: floor, ...storedNoise(noise) });
+  await ctx.ports.floors.write(t.id, { forecastFloor: floor, ...stored(m) });
   ctx.telemetry.band(t.id, bandPoints(null, floor, ctx.now));
   return {
     targetId: t.id,
@@ -173,6 +187,6 @@ async function writeLevelFloor(
       unavailable: `${unavailable.reason}: ${unavailable.message}`,
     },
     floorSigmas: floor.noise?.floorSigmas ?? 0,
-    ...noiseOf(noise),
+    ...outcomesOf(m),
   };
 }

@@ -11,7 +11,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { BandPoint } from '../../shared/floors/forecast.ts';
-import type { NoiseOutcome } from './outcomes.ts';
+import type { BurstOutcome, NoiseOutcome } from './outcomes.ts';
 import {
   type ActionsOutcome,
   type ActionsSkipped,
@@ -103,6 +103,31 @@ export function describeNoise(n: NoiseOutcome): string {
 }
 
 const noiseClause = (n: NoiseOutcome | undefined) => (n ? `; ${describeNoise(n)}` : '');
+
+/**
+ * The burst demand clause: "burst demand 412 req/min (the 99.6th percentile of 1,440 minutes,
+ * stored for the burst floor)", or why none was measured.
+ */
+export function describeBurst(b: BurstOutcome): string {
+  if (b.status === 'unmeasured') return `burst demand not measured: ${b.why}`;
+  const pct = Number((100 * b.quantile).toFixed(2));
+  return `burst demand ${num(b.demand, 4)} req/min (the ${pct}th percentile of ${b.minutes.toLocaleString('en-US')} minutes, stored for the burst floor)`;
+}
+
+const burstClause = (b: BurstOutcome | undefined) => (b ? `; ${describeBurst(b)}` : '');
+
+/** The one-minute measurements alone: the noise's sentence as before, then the burst demand's. */
+function describeMeasured(o: Extract<TargetOutcome, { outcome: 'noise' }>): string {
+  const what = o.noise ? 'the noise is refitted hourly' : 'the burst demand is measured hourly';
+  const head =
+    o.floorFrom === undefined
+      ? 'no forecast'
+      : `the floor from ${new Date(o.floorFrom).toISOString()} is still fresh (refreshMinutes), ${what}`;
+  const noise = o.noise
+    ? `, ${describeNoise(o.noise)}${o.noise.status === 'measured' ? " (stored: it widens the evaluator's band)" : ''}`
+    : '';
+  return `${head}${noise}${burstClause(o.burst)}`;
+}
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 type Written = Extract<TargetOutcome, { outcome: 'written' }>;
@@ -129,23 +154,24 @@ export function describeOutcome(o: TargetOutcome): { level: 'info' | 'warn' | 'e
             : a.status === 'skipped' && a.reason === 'NotRegistered'
               ? 'warn'
               : 'info',
-        message: `forecast ${o.targetId}: ${describeFloor(o)}${describeLead(o.lead)}${noiseClause(o.noise)}; ${describeActions(a)}${warm}`,
+        message: `forecast ${o.targetId}: ${describeFloor(o)}${describeLead(o.lead)}${noiseClause(o.noise)}${burstClause(o.burst)}; ${describeActions(a)}${warm}`,
       };
     }
     case 'fresh':
       return {
         level: 'info',
-        message: `forecast ${o.targetId}: the ${o.of ?? 'floor'} from ${new Date(o.computedAt).toISOString()} is still fresh (refreshMinutes)`,
+        message: `forecast ${o.targetId}: the ${o.of ?? 'floor'} from ${new Date(o.computedAt).toISOString()} is still fresh (${o.of === 'burst demand' ? 'measured hourly' : 'refreshMinutes'})`,
       };
     case 'no-floor':
       return {
         level: 'warn',
-        message: `forecast ${o.targetId}: no floor written: ${o.reason}: ${o.message}${noiseClause(o.noise)}`,
+        message: `forecast ${o.targetId}: no floor written: ${o.reason}: ${o.message}${noiseClause(o.noise)}${burstClause(o.burst)}`,
       };
     case 'noise':
       return {
-        level: o.noise.status === 'measured' ? 'info' : 'warn',
-        message: `forecast ${o.targetId}: ${o.floorFrom === undefined ? 'no forecast' : `the floor from ${new Date(o.floorFrom).toISOString()} is still fresh (refreshMinutes), the noise is refitted hourly`}, ${describeNoise(o.noise)}${o.noise.status === 'measured' ? " (stored: it widens the evaluator's band)" : ''}`,
+        // Something the target asks for that could not be measured: its band or floor goes without.
+        level: o.noise?.status === 'unmeasured' || o.burst?.status === 'unmeasured' ? 'warn' : 'info',
+        message: `forecast ${o.targetId}: ${describeMeasured(o)}`,
       };
     case 'failed':
       return { level: 'error', message: `forecast ${o.targetId}: failed: ${o.detail}` };

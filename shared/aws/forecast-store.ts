@@ -1,10 +1,11 @@
 /**
  * DynamoDB adapter for the forecast function: reads a target's state item's `forecastFloor`, its
- * measured lead times (`leadTimes`, `leadTimesSfn`) and its measured noise (`noise`) in one
- * GetItem, and writes only `forecastFloor` and `noise`. The write is an UpdateItem that sets
- * those attributes, unconditionally: it never touches `version`, `engine`, `pending` or the lead
- * times, so it cannot overwrite the evaluator's state or fail its conditional claims, and on a
- * target no evaluation has written yet it creates the item with the floor (and noise) alone.
+ * measured lead times (`leadTimes`, `leadTimesSfn`), its measured noise (`noise`) and the burst
+ * floor's demand (`burstDemand`) in one GetItem, and writes only `forecastFloor`, `noise` and
+ * `burstDemand`. The write is an UpdateItem that sets those attributes, unconditionally: it never
+ * touches `version`, `engine`, `pending`, `slo` or the lead times, so it cannot overwrite the
+ * evaluator's state or fail its conditional claims, and on a target no evaluation has written yet
+ * it creates the item with the floor (and noise, and burst demand) alone.
  *
  * It also keeps the ledger of forecast ticks (`pk=FORECAST`, `sk=TICK#<id>`, TTL two days): a run
  * claims its tick with a conditional UpdateItem, so a tick id already run (or running) is refused
@@ -13,6 +14,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ForecastFloor, StoredNoise } from '../floors/stored.ts';
+import type { StoredBurstDemand } from '../state/burst-demand.ts';
 import { STATE_SK, targetPk } from '../state/item.ts';
 import { errorName } from './clients.ts';
 
@@ -34,12 +36,14 @@ export interface StoredForecastInputs {
   leadTimes: unknown;
   leadTimesSfn: unknown;
   noise?: unknown;
+  burstDemand?: unknown;
 }
 
-/** What one run writes for a target: the floor, the noise, or both, in one UpdateItem. */
+/** What one run writes for a target: the floor, the noise, the burst demand, or any of them, in one UpdateItem. */
 export interface ForecastWrite {
   forecastFloor?: ForecastFloor;
   noise?: StoredNoise;
+  burstDemand?: StoredBurstDemand;
 }
 
 export interface FloorStorePort {
@@ -60,7 +64,7 @@ const rawString = (item: unknown, name: string): string | null => {
   return typeof value === 'string' ? value : null;
 };
 
-/** The UpdateExpression of a write: `SET #floor = :floor`, `SET #noise = :noise`, or both. */
+/** The UpdateExpression of a write: `SET #floor = :floor, #noise = :noise, #burst = :burst`, or those it has. */
 export function forecastWriteExpression(w: ForecastWrite): {
   expression: string;
   names: Record<string, string>;
@@ -79,6 +83,11 @@ export function forecastWriteExpression(w: ForecastWrite): {
     names['#noise'] = 'noise';
     values[':noise'] = w.noise;
   }
+  if (w.burstDemand) {
+    set.push('#burst = :burst');
+    names['#burst'] = 'burstDemand';
+    values[':burst'] = w.burstDemand;
+  }
   return set.length === 0 ? null : { expression: `SET ${set.join(', ')}`, names, values };
 }
 
@@ -90,12 +99,13 @@ export function dynamoFloorStore(client: DynamoDBDocumentClient, tableName: stri
         new GetCommand({
           TableName: tableName,
           Key: Key(targetId),
-          ProjectionExpression: '#floor, #lead, #leadSfn, #noise',
+          ProjectionExpression: '#floor, #lead, #leadSfn, #noise, #burst',
           ExpressionAttributeNames: {
             '#floor': 'forecastFloor',
             '#lead': 'leadTimes',
             '#leadSfn': 'leadTimesSfn',
             '#noise': 'noise',
+            '#burst': 'burstDemand',
           },
         }),
       );
@@ -104,6 +114,7 @@ export function dynamoFloorStore(client: DynamoDBDocumentClient, tableName: stri
         leadTimes: out.Item?.leadTimes,
         leadTimesSfn: out.Item?.leadTimesSfn,
         noise: out.Item?.noise,
+        burstDemand: out.Item?.burstDemand,
       };
     },
     async claimTick(id, now, staleBefore) {

@@ -1,8 +1,8 @@
 /**
  * The per-target state item in DynamoDB (`pk=TARGET#<id>`, `sk=STATE`), decoded with zod: the
  * engine's state, the pending change (./pending.ts), the forecast function's floor and noise
- * (shared/floors/stored.ts), the measured lead times (./lead-samples.ts) and the error budget's
- * part (./slo.ts). Each part is decoded on its own; a part that does not decode is set aside
+ * (shared/floors/stored.ts) and the burst floor's demand (./burst-demand.ts), the measured lead
+ * times (./lead-samples.ts) and the error budget's part (./slo.ts). Each part is decoded on its own; a part that does not decode is set aside
  * with a problem line, never fatal.
  */
 
@@ -15,6 +15,7 @@ import {
   type StoredNoise,
   StoredNoiseSchema,
 } from '../floors/stored.ts';
+import { type StoredBurstDemand, StoredBurstDemandSchema } from './burst-demand.ts';
 import { decodeLeadTimes, noLeadTimes, type StoredLeadTimes } from './lead-samples.ts';
 import { type Pending, PendingSchema } from './pending.ts';
 import { type StoredSlo, StoredSloSchema } from './slo.ts';
@@ -30,6 +31,7 @@ const StateItemSchema = z.looseObject({
   leadTimes: z.unknown().optional(),
   leadTimesSfn: z.unknown().optional(),
   noise: z.unknown().optional(),
+  burstDemand: z.unknown().optional(),
   slo: z.unknown().optional(),
 });
 
@@ -44,6 +46,8 @@ export interface StoredState {
   lead: StoredLeadTimes;
   /** The forecast function's measured noise (`noise`; shared/floors/noise.ts), as stored. */
   noise: StoredNoise | undefined;
+  /** The forecast function's burst demand (`burstDemand`; ./burst-demand.ts); absent on older items. */
+  burstDemand: StoredBurstDemand | undefined;
   /** The error-budget control's ledger and headroom (`slo`; ./slo.ts); absent on older items. */
   slo: StoredSlo | undefined;
   /** Parts of the item that did not decode and were set aside (logged; never fatal). */
@@ -67,6 +71,7 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     forecastFloor: undefined,
     lead: noLeadTimes(),
     noise: undefined,
+    burstDemand: undefined,
     slo: undefined,
     problems: [],
   };
@@ -98,6 +103,14 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
     else
       out.problems.push(
         `noise set aside (the band keeps its tolerance until the next forecast run): ${issuesOf(noise.error)}`,
+      );
+  }
+  if (parsed.data.burstDemand !== undefined) {
+    const burst = StoredBurstDemandSchema.safeParse(parsed.data.burstDemand);
+    if (burst.success) out.burstDemand = burst.data;
+    else
+      out.problems.push(
+        `burstDemand set aside (no burst floor until the next forecast run measures it): ${issuesOf(burst.error)}`,
       );
   }
   if (parsed.data.slo !== undefined) {

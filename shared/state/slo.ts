@@ -3,8 +3,9 @@
  * evaluator derives for it from the readings it already reads. Pure; the evaluator's wiring is
  * functions/evaluate/slo.ts, the control itself shared/slo/ (docs/slo.md, "In AWS").
  *
- * Stored: the SLI ledger in its own stored form (shared/slo/ledger.ts) and the headroom state
- * (shared/slo/control.ts), each checked with its own schema, and bounded: at most the hourly
+ * Stored: the SLI ledger in its own stored form (shared/slo/ledger.ts), the headroom state
+ * (shared/slo/control.ts) and, while the burst floor stands, its state (shared/slo/burst-floor.ts:
+ * `{ standUntil }`, about 25 bytes), each checked with its own schema, and bounded: at most the hourly
  * buckets of the longest window the policy allows (90 days: 2,160 hours, plus the partial oldest
  * one) and the minutes of the longest fast window (360). A 30-day window stores 721 buckets, about
  * 17 KB; 90 days about 50 KB, well under DynamoDB's 400 KB item.
@@ -13,6 +14,7 @@ import * as z from 'zod';
 import type { Reading } from '../engine/types.ts';
 import type { MetricName } from '../policy/schema.ts';
 import type { BudgetStatus } from '../slo/budget.ts';
+import { BurstFloorStateSchema } from '../slo/burst-floor.ts';
 import { HeadroomStateSchema } from '../slo/control.ts';
 import { SliLedgerJsonSchema, type SliSample } from '../slo/ledger.ts';
 import type { ResolvedSlo } from '../slo/objective.ts';
@@ -31,6 +33,11 @@ export const StoredSloSchema = z
       message: `holds more than ${MAX_STORED_MINUTES} minutes (the longest fast window)`,
     }),
     headroom: HeadroomStateSchema,
+    /**
+     * The burst floor's state, written only while its standUntil is set (an item without it,
+     * from before the floor or after it stood down, decodes as none standing).
+     */
+    burst: BurstFloorStateSchema.optional(),
   })
   .strict();
 export type StoredSlo = z.infer<typeof StoredSloSchema>;

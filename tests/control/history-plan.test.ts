@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { demandHistory } from '#shared/signals/demand.ts';
-import { MAX_QUERIES_PER_CALL, planRegionHistory } from '#shared/signals/history-plan.ts';
+import { MAX_QUERIES_PER_CALL, oneMinuteMinutes, planRegionHistory } from '#shared/signals/history-plan.ts';
 import { componentTarget, policyOf, variantTarget } from './policies.ts';
 
 const NOW = Date.parse('2025-06-09T12:00:10Z');
@@ -139,6 +139,88 @@ describe('planRegionHistory', () => {
     );
     expect(plan.calls.map((c) => c.queries.length)).toEqual([499, 2]);
     expect(plan.calls[1]!.queries.map((q) => q.targetId)).toEqual(['ic-249', 'ic-249']);
+  });
+});
+
+describe("the burst floor's one-minute demand", () => {
+  const plain = (id = 'llm-0') => variantTarget({ id, endpointName: `${id}-prod` });
+
+  it.each([
+    {
+      case: 'noise alone: its historyMinutes',
+      noise: true,
+      historyMinutes: 2880,
+      burst: undefined,
+      minutes: 2880,
+    },
+    {
+      case: 'the burst floor alone: its windowMinutes',
+      noise: false,
+      historyMinutes: 2880,
+      burst: 1440,
+      minutes: 1440,
+    },
+    { case: 'both: the longer, the noise’s', noise: true, historyMinutes: 2880, burst: 1440, minutes: 2880 },
+    {
+      case: 'both: the longer, the burst floor’s',
+      noise: true,
+      historyMinutes: 1440,
+      burst: 10_080,
+      minutes: 10_080,
+    },
+    {
+      case: 'noise off in the need: the burst floor’s',
+      noise: false,
+      historyMinutes: 2880,
+      burst: 60,
+      minutes: 60,
+    },
+    {
+      case: 'beyond 15 days: what CloudWatch keeps at one minute',
+      noise: false,
+      historyMinutes: 2880,
+      burst: 30_000,
+      minutes: 21_600,
+    },
+    { case: 'neither: none', noise: false, historyMinutes: 2880, burst: undefined, minutes: 0 },
+  ])('$case ($minutes minutes)', ({ noise, historyMinutes, burst, minutes }) => {
+    const [t] = targets(noisy(0, 14, historyMinutes));
+    expect(
+      oneMinuteMinutes({ target: t!, forecast: false, noise, ...(burst ? { burstMinutes: burst } : {}) }),
+    ).toBe(minutes);
+  });
+
+  it('a target with a burst floor and no noise reads one query over its window, in its own call without a forecast', () => {
+    const [t] = targets(plain());
+    const plan = planRegionHistory([{ target: t!, forecast: false, noise: false, burstMinutes: 1440 }], NOW);
+    expect(shape(plan)).toEqual([{ start: '2025-06-08T11:55:00.000Z', queries: ['m0@60'] }]);
+    expect(plan.fiveMinute).toBeNull();
+  });
+
+  it('noise of 1,440 minutes under a floor of 2,880: one query a target, over the longer window', () => {
+    const [t] = targets(noisy(0, 14, 1440));
+    const plan = planRegionHistory([{ target: t!, forecast: false, noise: true, burstMinutes: 2880 }], NOW);
+    expect(shape(plan)).toEqual([{ start: '2025-06-07T11:55:00.000Z', queries: ['m0@60'] }]);
+  });
+
+  it('a forecast window shorter than the floor’s (historyDays 1 at 12:00: 2,155 minutes against 2,880) puts it in a call of its own', () => {
+    const [t] = targets(variantTarget({ forecast: { requestsPerInstance: 100, historyDays: 1 } }));
+    const plan = planRegionHistory([{ target: t!, forecast: true, noise: false, burstMinutes: 2880 }], NOW);
+    expect(plan.shared).toBe(false);
+    expect(shape(plan)).toEqual([
+      { start: '2025-06-08T00:00:00.000Z', queries: ['d0@300'] },
+      { start: '2025-06-07T11:55:00.000Z', queries: ['m0@60'] },
+    ]);
+  });
+
+  it('rides in the forecast’s call where one-minute data reaches its start, as the noise does', () => {
+    const ts = targets(variantTarget({ forecast: { requestsPerInstance: 100 } }));
+    const plan = planRegionHistory(
+      [{ target: ts[0]!, forecast: true, noise: false, burstMinutes: 1440 }],
+      NOW,
+    );
+    expect(plan.shared).toBe(true);
+    expect(shape(plan)).toEqual([{ start: '2025-05-26T00:00:00.000Z', queries: ['d0@300', 'm0@60'] }]);
   });
 });
 

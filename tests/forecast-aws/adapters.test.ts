@@ -183,7 +183,13 @@ describe('floor store', () => {
   );
   beforeEach(() => ddb.reset());
 
-  const none = { floor: undefined, leadTimes: undefined, leadTimesSfn: undefined, noise: undefined };
+  const none = {
+    floor: undefined,
+    leadTimes: undefined,
+    leadTimesSfn: undefined,
+    noise: undefined,
+    burstDemand: undefined,
+  };
   it.each([
     {
       case: 'an item with a floor gives the floor',
@@ -200,24 +206,33 @@ describe('floor store', () => {
       item: { noise: { a: 1, b: 0 } },
       expected: { ...none, noise: { a: 1, b: 0 } },
     },
+    {
+      case: 'an item with a burst demand gives it as stored, for the caller to decode',
+      item: { burstDemand: { demand: 412 } },
+      expected: { ...none, burstDemand: { demand: 412 } },
+    },
     { case: 'an item without one gives undefined', item: { version: 3 }, expected: none },
     { case: 'no item gives undefined', item: undefined, expected: none },
-  ])('$case, reading the floor, the lead times and the noise in one GetItem', async ({ item, expected }) => {
-    ddb.on(GetCommand).resolves({ Item: item });
-    expect(await store.read('chat-llm')).toEqual(expected);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
-    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
-      TableName: 'governor-state',
-      Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
-      ProjectionExpression: '#floor, #lead, #leadSfn, #noise',
-      ExpressionAttributeNames: {
-        '#floor': 'forecastFloor',
-        '#lead': 'leadTimes',
-        '#leadSfn': 'leadTimesSfn',
-        '#noise': 'noise',
-      },
-    });
-  });
+  ])(
+    '$case, reading the floor, the lead times, the noise and the burst demand in one GetItem',
+    async ({ item, expected }) => {
+      ddb.on(GetCommand).resolves({ Item: item });
+      expect(await store.read('chat-llm')).toStrictEqual(expected);
+      expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+      expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
+        TableName: 'governor-state',
+        Key: { pk: 'TARGET#chat-llm', sk: 'STATE' },
+        ProjectionExpression: '#floor, #lead, #leadSfn, #noise, #burst',
+        ExpressionAttributeNames: {
+          '#floor': 'forecastFloor',
+          '#lead': 'leadTimes',
+          '#leadSfn': 'leadTimesSfn',
+          '#noise': 'noise',
+          '#burst': 'burstDemand',
+        },
+      });
+    },
+  );
 });
 
 describe('floor store writes', () => {
@@ -236,6 +251,7 @@ describe('floor store writes', () => {
     capacities: [2, 2],
   };
   const noise = { a: 1, b: 0, samples: 2865, computedAt: NOW, levelMinutes: 15, historyMinutes: 2880 };
+  const burstDemand = { demand: 412, quantile: 0.996, minutes: 1440, measuredAt: NOW };
 
   it.each([
     {
@@ -263,6 +279,24 @@ describe('floor store writes', () => {
         UpdateExpression: 'SET #noise = :noise',
         ExpressionAttributeNames: { '#noise': 'noise' },
         ExpressionAttributeValues: { ':noise': noise },
+      },
+    },
+    {
+      case: 'the burst demand goes beside the floor and the noise, in the same UpdateItem',
+      write: { forecastFloor: floor, noise, burstDemand },
+      expected: {
+        UpdateExpression: 'SET #floor = :floor, #noise = :noise, #burst = :burst',
+        ExpressionAttributeNames: { '#floor': 'forecastFloor', '#noise': 'noise', '#burst': 'burstDemand' },
+        ExpressionAttributeValues: { ':floor': floor, ':noise': noise, ':burst': burstDemand },
+      },
+    },
+    {
+      case: 'the burst demand alone (a burst floor without noise, the floor fresh) sets burstDemand only',
+      write: { burstDemand },
+      expected: {
+        UpdateExpression: 'SET #burst = :burst',
+        ExpressionAttributeNames: { '#burst': 'burstDemand' },
+        ExpressionAttributeValues: { ':burst': burstDemand },
       },
     },
   ])('$case, unconditionally', async ({ write, expected }) => {

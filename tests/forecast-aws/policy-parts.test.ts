@@ -10,13 +10,17 @@ import { CONFIG, NOW, POLICY, rig, sent, tickAt } from './fakes.ts';
 
 const PARTS = `${CONFIG.POLICY_PARAMETER_NAME}/parts`;
 
-/** 999 targets without a forecast or noise (read, not forecast) in parts, beside the rig's chat-llm. */
+/**
+ * 999 targets without a forecast, noise or burst floor (read, not forecast) in parts, beside the
+ * rig's chat-llm: without instanceCapacity their burst floor cannot stand, so nothing is measured.
+ */
 function withParts() {
   const r = rig(POLICY());
   const fleet = exampleFleet(999);
   for (const t of fleet.targets) {
     delete t.forecast;
     delete t.noise;
+    delete t.instanceCapacity;
   }
   const result = splitPolicy(fleet, 8192);
   if (!result.ok) throw new Error(result.problem);
