@@ -25,7 +25,7 @@ import type { DecisionResult } from '../../shared/engine/types.ts';
 import { plannedRequestsPerInstance, type TargetPolicy } from '../../shared/policy/schema.ts';
 import type { SloControl } from '../../shared/policy/slo-schema.ts';
 import type { TargetReadings } from '../../shared/signals/readings.ts';
-import { type BurstFloorDecision, burstFloor, levelOf } from '../../shared/slo/burst-floor.ts';
+import { type BurstFloorDecision, burstFloor } from '../../shared/slo/burst-floor.ts';
 import {
   forecastRoom,
   type RoomDecision,
@@ -89,7 +89,7 @@ function stepBurst(
     appliedFactor: room.factor,
     control,
     measured: stored.burstDemand ?? null,
-    level: levelOf(ledger.fastRequests()),
+    level: ledger.fastLevel(),
     requestsPerMinuteAtSlo: t.instanceCapacity?.requestsPerMinuteAtSlo,
     plannedRequestsPerInstance: plannedRequestsPerInstance(t),
   });

@@ -19,9 +19,10 @@
  *   demand over the SLO capacity of one instance, until windowMinutes pass without the trigger.
  *
  * While it stands, the load targets go back to the policy as written (when they stand lower)
- * wherever the floor already holds at least what the lowered targets would at the current level (the fast window's median
- * demand over the planned requests per instance times the factor): there the floor covers what
- * the factor was buying, and the lowered targets would only send a scale-out after each burst.
+ * wherever the floor already holds at least what the lowered targets would at the current level
+ * (the fast window's median demand, SliLedger.fastLevel, over the planned requests per instance
+ * times the factor): there the floor covers what the factor was buying, and the lowered targets
+ * would only send a scale-out after each burst.
  * Where the level needs more than the floor (a daily peak above the bursts), the factor stays.
  *
  * Pure: the state goes in and comes out, time is an argument (epoch ms).
@@ -29,7 +30,7 @@
 
 import * as z from 'zod';
 import type { BurstFloorRecord } from '../engine/types.ts';
-import { median, quantileOfSorted, sortedFinite } from '../forecast/stats.ts';
+import { quantileOfSorted, sortedFinite } from '../forecast/stats.ts';
 import type { SloControl } from '../policy/slo-schema.ts';
 
 /** How often the shells measure the demand quantile (the forecast function's noise cadence). */
@@ -164,10 +165,4 @@ export function burstFloor(prev: BurstFloorState | undefined, input: BurstFloorI
     lowered,
     state: next,
   };
-}
-
-/** The median of the requests a minute over the fast window's minutes (null with none). */
-export function levelOf(requests: ArrayLike<number>): number | null {
-  const v = median(requests);
-  return Number.isFinite(v) ? v : null;
 }

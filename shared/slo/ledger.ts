@@ -13,6 +13,7 @@
  * counts once; a minute older than the newest one recorded is ignored (the ledger moves forward).
  */
 import * as z from 'zod';
+import { medianInPlace } from '../forecast/stats.ts';
 
 /** One minute's SLI: good when the latency reading was within sloMs. */
 export interface SliSample {
@@ -81,6 +82,7 @@ export class SliLedger {
   readonly #fast = empty();
   readonly #window = empty();
   #newest = Number.NEGATIVE_INFINITY;
+  #scratch = new Float64Array(64);
 
   constructor(fastMinutes: number, windowMinutes: number) {
     this.fastMinutes = fastMinutes;
@@ -146,11 +148,18 @@ export class SliLedger {
     return this.#fast;
   }
 
-  /** The requests of the fast window's minutes, oldest first (the burst floor's level: shared/slo/burst-floor.ts). */
-  fastRequests(): number[] {
-    const out: number[] = [];
-    for (let i = this.#minutesHead; i < this.#minutes.length; i++) out.push(this.#minutes[i]!.requests);
-    return out;
+  /**
+   * The median of the requests of the fast window's minutes, null with none (the burst floor's
+   * level: shared/slo/burst-floor.ts). Into a kept buffer: the backtest reads it every simulated
+   * minute a floor stands.
+   */
+  fastLevel(): number | null {
+    const n = this.#minutes.length - this.#minutesHead;
+    if (n === 0) return null;
+    if (this.#scratch.length < n) this.#scratch = new Float64Array(Math.max(n, 2 * this.#scratch.length));
+    for (let i = 0; i < n; i++) this.#scratch[i] = this.#minutes[this.#minutesHead + i]!.requests;
+    const level = medianInPlace(this.#scratch, n);
+    return Number.isFinite(level) ? level : null;
   }
 
   /** The budget window: the last windowMinutes, by the hour (the oldest hour may be partial). */

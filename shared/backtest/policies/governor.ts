@@ -27,7 +27,6 @@ import {
   type BurstFloorState,
   burstFloor,
   burstTriggered,
-  levelOf,
   measureBurstDemand,
 } from '../../slo/burst-floor.ts';
 import type { HeadroomState } from '../../slo/control.ts';
@@ -74,8 +73,6 @@ function budgetControl(target: TargetPolicy, unitScale: number) {
   const targets = new Map<number, TargetPolicy>();
   const writtenRoom = writtenRoomOf(target);
   let lastRoom: { factor: number; target: TargetPolicy } | null = null;
-  /** Requests of every delivered minute in the policy's units, for the burst floor. */
-  const demand: number[] = [];
   let burstState: BurstFloorState | undefined;
   /** The burst demand measured at a whole hour of delivered minutes (as the forecast function measures it hourly). */
   let measured: { at: number; value: BurstDemand | null } | null = null;
@@ -89,17 +86,22 @@ function budgetControl(target: TargetPolicy, unitScale: number) {
    * computed only while the floor is triggered or stands; the quantile is the one measured at the
    * last whole hour of delivered minutes, what an hourly measurement would hold.
    */
-  const burst = (step: SloStep, room: RoomDecision, now: number): BurstFloorDecision | null => {
+  const burst = (view: FleetView, step: SloStep, room: RoomDecision): BurstFloorDecision | null => {
+    const now = view.now;
     const trigger = { pace: step.status.pace, budgetFactor: step.headroom.factor, control };
     const until = burstState?.standUntil ?? null;
     if (!burstTriggered(trigger) && (until === null || now >= until)) {
       burstState = undefined;
       return null;
     }
-    const hour = demand.length - (demand.length % BURST_MEASURE_MINUTES);
+    const delivered = view.metrics.count;
+    const hour = delivered - (delivered % BURST_MEASURE_MINUTES);
     if (measured?.at !== hour) {
-      const at = now - (demand.length - hour) * 60_000;
-      const window = demand.slice(Math.max(0, hour - control.burstFloor.windowMinutes), hour);
+      // The delivered requests of the window before that hour, in the policy's units.
+      const from = Math.max(0, hour - control.burstFloor.windowMinutes);
+      const window = new Float64Array(hour - from);
+      for (let i = from; i < hour; i++) window[i - from] = view.metrics.valueAt(i, 'requests') * unitScale;
+      const at = now - (delivered - hour) * 60_000;
       measured = { at: hour, value: measureBurstDemand(window, slo.minutes, control, at) };
     }
     const decision = burstFloor(burstState, {
@@ -107,7 +109,7 @@ function budgetControl(target: TargetPolicy, unitScale: number) {
       ...trigger,
       appliedFactor: room.factor,
       measured: measured.value,
-      level: scaled(levelOf(ledger.fastRequests())),
+      level: scaled(ledger.fastLevel()),
       requestsPerMinuteAtSlo: rpmAtSlo,
       plannedRequestsPerInstance: planned,
     });
@@ -139,7 +141,6 @@ function budgetControl(target: TargetPolicy, unitScale: number) {
       for (; seen < view.metrics.count; seen++) {
         // One field at a time: no datapoint object built per simulated minute.
         const m = view.metrics;
-        if (burstOn) demand.push(m.valueAt(seen, 'requests') * unitScale);
         const s = sliSample(
           m.valueAt(seen, 'minute'),
           m.valueAt(seen, field),
@@ -158,7 +159,7 @@ function budgetControl(target: TargetPolicy, unitScale: number) {
         burn: step.status,
         lead,
       });
-      const b = burstOn ? burst(step, room, view.now) : null;
+      const b = burstOn ? burst(view, step, room) : null;
       // While the burst floor holds the headroom the lowered targets would, the targets stand as written.
       return { step, room, target: b?.asWritten ? target : scaledTarget(room), burst: b };
     },
