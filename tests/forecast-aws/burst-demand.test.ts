@@ -149,6 +149,51 @@ describe('a target with a burst floor and neither forecast nor noise', () => {
     expect(BurstDemandSchema.parse(r.world.items.get(KEY)!.burstDemand).measuredAt).toBe(NOW + 60 * MIN);
   });
 
+  it('a refused write (throttled) fails the run and leaves the stored measurement; the retry measures and writes it', async () => {
+    const r = rig(POLICY());
+    await r.run(tickAt(NOW), NOW);
+    const before = structuredClone(r.world.items.get(KEY));
+    const real = r.ports.floors.write;
+    r.ports.floors.write = () =>
+      Promise.reject(
+        Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ProvisionedThroughputExceededException',
+        }),
+      );
+    const later = NOW + 60 * MIN;
+    await expect(r.run(tickAt(later), later)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    expect(r.telemetry.outcomes.at(-1)).toMatchObject({
+      outcome: 'failed',
+      detail: /ProvisionedThroughputExceeded/,
+    });
+    expect(r.world.items.get(KEY)).toEqual(before);
+    r.ports.floors.write = real;
+    // Still due (the stored one is an hour old): the retry measures it again.
+    await r.run(tickAt(later, 'retry'), later + MIN);
+    expect(BurstDemandSchema.parse(r.world.items.get(KEY)!.burstDemand).measuredAt).toBe(later + MIN);
+  });
+
+  it('a throttled read of the one-minute counts fails the run and leaves the item; the retry measures it', async () => {
+    const r = rig(POLICY());
+    await r.run(tickAt(NOW), NOW);
+    const before = structuredClone(r.world.items.get(KEY));
+    const real = r.ports.history;
+    r.ports.history = {
+      demand: () =>
+        Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
+    };
+    const later = NOW + 60 * MIN;
+    await expect(r.run(tickAt(later), later)).rejects.toThrow('forecast failed for 1 of 1 targets: chat-llm');
+    expect(r.telemetry.outcomes.at(-1)).toMatchObject({
+      outcome: 'failed',
+      detail: 'cannot read demand history: ThrottlingException: Rate exceeded',
+    });
+    expect(r.world.items.get(KEY)).toEqual(before);
+    r.ports.history = real;
+    await r.run(tickAt(later, 'retry'), later + MIN);
+    expect(BurstDemandSchema.parse(r.world.items.get(KEY)!.burstDemand).measuredAt).toBe(later + MIN);
+  });
+
   it('with no request counts at all (a metric not there yet) measures nothing and fails nothing: said, not stored', async () => {
     const r = rig(POLICY());
     r.world.historySince.delete('chat-llm-prod');

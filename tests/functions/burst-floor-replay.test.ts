@@ -15,6 +15,7 @@
  * the floor covers them and the targets stand as written.
  */
 import { readFileSync } from 'node:fs';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import type { DecisionRecord } from '#shared/apply/records.ts';
 import { decodeState } from '#shared/state/item.ts';
@@ -54,10 +55,20 @@ const minuteBefore = (now: number) => new Date(Math.floor(now / MIN) * MIN - MIN
 interface Step {
   record: DecisionRecord;
   item: Record<string, unknown> | undefined;
+  /** The SDK calls of the tick, in order. */
+  calls: string[];
 }
 
-/** `ticks` minute ticks from T0 over `item`, each reading a minute at 1,000 ms and 84 a minute per instance. */
-async function replay(ticks: number, policy: string, item: Record<string, unknown>) {
+/**
+ * `ticks` minute ticks from T0 over `item`, each reading a minute at 1,000 ms and 84 a minute per
+ * instance; `before(h, i)` may inject a fault into tick i.
+ */
+async function replay(
+  ticks: number,
+  policy: string,
+  item: Record<string, unknown>,
+  before?: (h: ReturnType<typeof harness>, i: number) => void,
+) {
   const h = harness({ endpoint: { current: 2, desired: 2 } });
   h.parameters.set(CONFIG.POLICY_PARAMETER_NAME, policy);
   h.table.items.set('TARGET#chat-llm|STATE', item);
@@ -66,8 +77,10 @@ async function replay(ticks: number, policy: string, item: Record<string, unknow
     const now = T0 + i * MIN;
     Object.assign(h.metricValues, { ModelLatency: 1000 * US, InvocationsPerInstance: 84 });
     h.setMetricMinute(minuteBefore(now));
+    h.takeCalls();
+    before?.(h, i);
     const [record] = (await h.evaluate(tickAt(now, `tick-${i}`), now)).records;
-    steps.push({ record: record!, item: structuredClone(h.table.state('chat-llm')) });
+    steps.push({ record: record!, item: structuredClone(h.table.state('chat-llm')), calls: h.takeCalls() });
   }
   return { h, steps };
 }
@@ -146,6 +159,82 @@ describe('the burst floor across minute ticks', () => {
     expect(down.record.decision!.burstFloor).toBeUndefined();
     expect(down.record.decision!.reasons).not.toContain('BurstFloor');
     expect((down.item!.slo as Record<string, unknown>).burst).toBeUndefined();
+  });
+});
+
+describe('faults: each call of a standing floor failed in turn, and the next minute reconciles', () => {
+  const fault = (name: string, extra: object = {}) => Object.assign(new Error(name), { name, ...extra });
+  /** StartExecution fails once with `error`, then starts as the harness does. */
+  const startFailsOnce = (error: Error) => (h: ReturnType<typeof harness>, i: number) => {
+    if (i !== 0) return;
+    let failed = false;
+    h.mocks.sfn.on(StartExecutionCommand).callsFake(async (input) => {
+      if (!failed) {
+        failed = true;
+        throw error;
+      }
+      return {
+        executionArn: `${CONFIG.SCALE_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${input.name}`,
+        startDate: new Date(),
+      };
+    });
+  };
+  /** The state item's claim (its UpdateItem) refused once, throttled. */
+  const claimRefused = (h: ReturnType<typeof harness>, i: number) => {
+    if (i !== 0) return;
+    const set = h.table.items.set.bind(h.table.items);
+    h.table.items.set = (k, v) => {
+      if (!k.endsWith('|STATE')) return set(k, v);
+      h.table.items.set = set;
+      throw fault('ThrottlingException');
+    };
+  };
+  /** The decision record's write refused (5xx) after the execution started. */
+  const recordRefused = (h: ReturnType<typeof harness>, i: number) => {
+    if (i !== 0) return;
+    const set = h.table.items.set.bind(h.table.items);
+    h.table.items.set = (k, v) => {
+      if (k.endsWith('|STATE')) return set(k, v);
+      h.table.items.set = set;
+      throw fault('InternalServerError', { $fault: 'server', $metadata: { httpStatusCode: 500 } });
+    };
+  };
+  const starts = (steps: { calls: string[] }[]) =>
+    steps.map((s) => s.calls.filter((c) => c === 'StepFunctions.StartExecution').length);
+
+  it('a claim refused (throttled): nothing stored, nothing started; the next minute stands the floor and starts the one scale-out', async () => {
+    const { steps } = await replay(2, POLICY(), stateFile('burst-floor'), claimRefused);
+    expect(steps.map((s) => s.record.outcome)).toEqual(['failed', 'started']);
+    expect(steps[0]!.item).toEqual(stateFile('burst-floor'));
+    expect(starts(steps)).toEqual([0, 1]);
+    expect(steps[1]!.record.decision).toMatchObject({ desiredCapacity: 5, burstFloor: { capacity: 5 } });
+    expect(decodeState(steps[1]!.item).slo?.burst).toEqual({ standUntil: T0 + MIN + WINDOW });
+  });
+
+  it.each([
+    ['throttled', fault('ThrottlingException')],
+    ['a 5xx', fault('ServiceUnavailable', { $fault: 'server', $metadata: { httpStatusCode: 503 } })],
+    ['timed out', fault('TimeoutError')],
+  ])(
+    'the scale-out refused (%s) after the claim: the floor stays stored, and the next minute starts it again',
+    async (_how, error) => {
+      const { steps } = await replay(2, POLICY(), stateFile('burst-floor'), startFailsOnce(error));
+      expect(steps.map((s) => s.record.outcome)).toEqual(['failed', 'started']);
+      // The claim kept the floor's state; the failed start left no intent behind it.
+      expect(decodeState(steps[0]!.item).slo?.burst).toEqual({ standUntil: T0 + WINDOW });
+      expect(starts(steps)).toEqual([1, 1]);
+      expect(steps.map((s) => s.record.decision!.desiredCapacity)).toEqual([5, 5]);
+      expect(steps[1]!.record.decision!.reasons).toContain('BurstFloor');
+      expect(decodeState(steps[1]!.item).slo?.burst).toEqual({ standUntil: T0 + MIN + WINDOW });
+    },
+  );
+
+  it('the decision record refused (5xx) after the scale-out started: the next minute holds at the floor and starts nothing again', async () => {
+    const { steps } = await replay(2, POLICY(), stateFile('burst-floor'), recordRefused);
+    expect(starts(steps)).toEqual([1, 0]);
+    expect(steps.map((s) => s.record.decision!.desiredCapacity)).toEqual([5, 5]);
+    expect(steps[1]!.record.outcome).toBe('held');
+    expect(decodeState(steps[1]!.item).slo?.burst).toEqual({ standUntil: T0 + MIN + WINDOW });
   });
 });
 
