@@ -79,48 +79,37 @@ export function decodeState(item: Record<string, unknown> | undefined): StoredSt
   const parsed = StateItemSchema.safeParse(item);
   if (!parsed.success) throw new Error(`state item is malformed: ${issuesOf(parsed.error)}`);
   out.version = parsed.data.version ?? null;
-  if (parsed.data.engine !== undefined) {
-    const engine = EngineStateSchema.safeParse(parsed.data.engine);
-    if (engine.success) out.engine = engine.data;
-    else
-      out.problems.push(
-        `engine state set aside (restarting from the initial state): ${issuesOf(engine.error)}`,
-      );
-  }
-  if (parsed.data.pending !== undefined) {
-    const pending = PendingSchema.safeParse(parsed.data.pending);
-    if (pending.success) out.pending = pending.data;
-    else out.problems.push(`pending change set aside: ${issuesOf(pending.error)}`);
-  }
-  if (parsed.data.forecastFloor !== undefined) {
-    const floor = ForecastFloorSchema.safeParse(parsed.data.forecastFloor);
-    if (floor.success) out.forecastFloor = floor.data;
-    else out.problems.push(`forecastFloor set aside: ${issuesOf(floor.error)}`);
-  }
-  if (parsed.data.noise !== undefined) {
-    const noise = StoredNoiseSchema.safeParse(parsed.data.noise);
-    if (noise.success) out.noise = noise.data;
-    else
-      out.problems.push(
-        `noise set aside (the band keeps its tolerance until the next forecast run): ${issuesOf(noise.error)}`,
-      );
-  }
-  if (parsed.data.burstDemand !== undefined) {
-    const burst = StoredBurstDemandSchema.safeParse(parsed.data.burstDemand);
-    if (burst.success) out.burstDemand = burst.data;
-    else
-      out.problems.push(
-        `burstDemand set aside (no burst floor until the next forecast run measures it): ${issuesOf(burst.error)}`,
-      );
-  }
-  if (parsed.data.slo !== undefined) {
-    const slo = StoredSloSchema.safeParse(parsed.data.slo);
-    if (slo.success) out.slo = slo.data;
-    else
-      out.problems.push(
-        `slo set aside (the SLI ledger starts empty and the headroom at the policy's targets): ${issuesOf(slo.error)}`,
-      );
-  }
+  /** A part of the item through its own schema, or set aside with a problem line saying what that means. */
+  const part = <T>(raw: unknown, schema: z.ZodType<T>, setAside: string): T | undefined => {
+    if (raw === undefined) return undefined;
+    const r = schema.safeParse(raw);
+    if (r.success) return r.data;
+    out.problems.push(`${setAside}: ${issuesOf(r.error)}`);
+    return undefined;
+  };
+  const d = parsed.data;
+  out.engine = part(
+    d.engine,
+    EngineStateSchema,
+    'engine state set aside (restarting from the initial state)',
+  );
+  out.pending = part(d.pending, PendingSchema, 'pending change set aside');
+  out.forecastFloor = part(d.forecastFloor, ForecastFloorSchema, 'forecastFloor set aside');
+  out.noise = part(
+    d.noise,
+    StoredNoiseSchema,
+    'noise set aside (the band keeps its tolerance until the next forecast run)',
+  );
+  out.burstDemand = part(
+    d.burstDemand,
+    StoredBurstDemandSchema,
+    'burstDemand set aside (no burst floor until the next forecast run measures it)',
+  );
+  out.slo = part(
+    d.slo,
+    StoredSloSchema,
+    "slo set aside (the SLI ledger starts empty and the headroom at the policy's targets)",
+  );
   const lead = decodeLeadTimes(parsed.data);
   out.lead = lead.lead;
   appendAll(out.problems, lead.problems);
